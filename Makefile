@@ -1,0 +1,120 @@
+# pmutop - PMU-driven sampling profiler.
+#
+#   make            build ./pmutop
+#   make test       install missing Debian packages (as root), build, run all tests
+#   make check-asan the whole suite under ASan + UBSan
+#   make demo       profile a bundled workload and print the table
+#   make bench      benchmarks (not part of make test)
+#
+# Objects go to $(BUILD) (build/ by default); V=1 shows full commands.
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw
+WERROR   ?= -Werror
+VERSION  := 0.1.0
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wno-format-nonliteral $(WERROR)
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -DPMUTOP_VERSION=\"$(VERSION)\" -Iinclude -Iui -I$(BUILD)/proto \
+              $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -lpthread $(EXTRA_LDFLAGS)
+
+PROTO_C  := $(BUILD)/proto/profile.pb-c.c
+PROTO_H  := $(BUILD)/proto/profile.pb-c.h
+
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard ui/*.c)
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(BUILD)/proto/profile.pb-c.o
+LIB      := $(BUILD)/libpmutop.a
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all test unit e2e check-asan demo bench install clean deps
+all: pmutop
+
+pmutop: $(BUILD)/src/main.o $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(LIB): $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(PROTO_C) $(PROTO_H): proto/profile.proto
+	@mkdir -p $(BUILD)/proto
+	@echo "  PROTOC  $<"
+	$(Q)protoc-c --c_out=$(BUILD)/proto --proto_path=proto $<
+
+$(BUILD)/proto/profile.pb-c.o: $(PROTO_C)
+	@echo "  CC      $@"
+	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS) -I$(BUILD)/proto -c -o $@ $<
+
+# Every object may include the generated header; depend on it for ordering.
+$(BUILD)/%.o: %.c $(PROTO_H)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL) -lcmocka
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Test workloads, end-to-end tests and their rules.
+-include tests/tests.mk
+
+deps:
+	$(Q)bash tests/install-deps.sh
+
+unit: $(UNIT_BIN)
+	$(Q)bash tests/run-unit.sh $(UNIT_BIN)
+
+e2e: pmutop workloads
+	$(Q)bash tests/e2e/run.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all workloads $(UNIT_BIN)
+	$(Q)bash tests/run-unit.sh $(UNIT_BIN)
+	$(Q)bash tests/e2e/run.sh
+
+check-asan: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" PMUTOP_BIN=build-asan/pmutop \
+		build-asan/pmutop asan-unit asan-e2e
+
+build-asan/pmutop: $(BUILD)/src/main.o $(LIB)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+asan-unit: $(UNIT_BIN)
+	$(Q)ASAN_OPTIONS=detect_leaks=1 bash tests/run-unit.sh $(UNIT_BIN)
+
+asan-e2e: workloads
+	$(Q)PMUTOP=$(BUILD)/pmutop PMUTOP_QUICK=1 bash tests/e2e/run.sh
+
+demo: pmutop workloads
+	$(Q)./pmutop --duration 3 -- $(WORKLOAD_DIR)/shares 4
+
+bench: pmutop workloads
+	$(Q)bash bench/run.sh
+
+install: pmutop
+	install -D -m 0755 pmutop $(DESTDIR)$(PREFIX)/bin/pmutop
+
+clean:
+	rm -rf build build-asan pmutop

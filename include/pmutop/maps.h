@@ -1,0 +1,57 @@
+/*
+ * maps.h - the memory map of a target process over time.
+ *
+ * Seeded from /proc/PID/maps and kept current from PERF_RECORD_MMAP2 records
+ * (dlopen, JIT) and exec. Mappings are never freed while pmutop runs: samples
+ * already aggregated keep pointing at the mapping they were taken in, and the
+ * pprof writer lists them all.
+ */
+#ifndef PMUTOP_MAPS_H
+#define PMUTOP_MAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct module;
+struct module_cache;
+
+struct mapping {
+	uint32_t id;            /* unique within the maps, from 1 */
+	uint64_t start, end;    /* [start, end) in the target */
+	uint64_t pgoff;         /* file offset of start */
+	uint64_t dev, ino;
+	bool exec;              /* PROT_EXEC */
+	char *path;             /* as the kernel names it ("/usr/lib/..", "[vdso]", "") */
+	struct module *mod;     /* ELF file behind it, or NULL (anon, unreadable) */
+	uint64_t bias;          /* runtime address - ELF vaddr, valid when mod */
+};
+
+struct maps;
+
+/* New empty map for pid; modules are opened through cache. NULL on ENOMEM. */
+struct maps *maps_new(pid_t pid, struct module_cache *cache);
+void maps_free(struct maps *m);
+
+/* Replace the current view with /proc/PID/maps. Returns 0 or -errno. */
+int maps_load_proc(struct maps *m);
+
+/*
+ * Record a new mapping (from PERF_RECORD_MMAP2); it hides what it overlaps.
+ * Returns 0 or -ENOMEM.
+ */
+int maps_add(struct maps *m, uint64_t start, uint64_t len, uint64_t pgoff,
+	     uint64_t dev, uint64_t ino, bool exec, const char *path);
+
+/* The process exec'd: forget the current view (history is kept). */
+void maps_reset(struct maps *m);
+
+/* The current mapping containing addr, or NULL. */
+const struct mapping *maps_find(const struct maps *m, uint64_t addr);
+
+/* Generation counter: changes whenever the current view changes. */
+uint64_t maps_generation(const struct maps *m);
+
+pid_t maps_pid(const struct maps *m);
+
+#endif

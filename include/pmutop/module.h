@@ -1,0 +1,87 @@
+/*
+ * module.h - one ELF object (executable, shared library, vDSO) as pmutop
+ * needs it: function symbols, unwind tables, build-id and load bias.
+ *
+ * Each object is opened once (by device+inode, or by path) and kept mmap'd
+ * for the whole run, so unwinding and symbolization never re-read a file:
+ * reads of read-only file-backed memory are served from the local mapping.
+ * All parsing goes through libelf and is bounds-checked: a truncated or
+ * corrupt file yields a module with fewer symbols, never a crash.
+ */
+#ifndef PMUTOP_MODULE_H
+#define PMUTOP_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct module;
+struct module_cache;
+
+struct module_cache *module_cache_new(void);
+/* Frees the cache and every module it handed out. NULL is a no-op. */
+void module_cache_free(struct module_cache *c);
+
+/*
+ * The module for the file at open_path (e.g. "/proc/PID/root/usr/lib/x.so"
+ * or "/proc/PID/map_files/..."), known to users as display_path. Cached by
+ * (dev, ino) when non-zero, else by display_path. Returns NULL when the file
+ * cannot be opened or is not ELF (also cached, so it is tried once).
+ */
+struct module *module_cache_get(struct module_cache *c, const char *open_path,
+				const char *display_path, uint64_t dev, uint64_t ino);
+
+/*
+ * Like module_cache_get, but on a cache miss tries the n open_paths in turn
+ * (e.g. /proc/PID/map_files/..., then /proc/PID/root/..., then the path
+ * itself) and parses the first that opens as ELF. NULL (cached) when none does.
+ */
+struct module *module_cache_get_any(struct module_cache *c, const char *const *open_paths,
+				    unsigned n, const char *display_path,
+				    uint64_t dev, uint64_t ino);
+
+/*
+ * A module built from an in-memory ELF image (the vDSO read from the
+ * target). The bytes are copied. Cached under name. NULL when not ELF.
+ */
+struct module *module_cache_get_image(struct module_cache *c, const char *name,
+				      const void *image, size_t len);
+
+const char *module_path(const struct module *m);
+/* Lower-case hex GNU build-id, or "" when the file has none. */
+const char *module_build_id(const struct module *m);
+
+/*
+ * Load bias for a mapping of this module at map_start with file offset
+ * map_pgoff: runtime address = ELF vaddr + bias. Returns 0 or -ENOENT when no
+ * PT_LOAD segment covers map_pgoff.
+ */
+int module_bias(const struct module *m, uint64_t map_start, uint64_t map_pgoff,
+		uint64_t *bias);
+
+/*
+ * Function containing ELF virtual address vaddr (.symtab, else .dynsym).
+ * Returns its name (owned by the module) and the offset into it, or NULL.
+ */
+const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *offset);
+
+/* Number of function symbols loaded (0 for stripped objects without .dynsym). */
+size_t module_nsyms(const struct module *m);
+
+/*
+ * Copy len bytes of the object's loaded image at ELF vaddr into buf, from
+ * file contents (PT_LOAD segments; .bss reads as zero). Returns 0 or
+ * -EFAULT when the range is not backed by the file.
+ */
+int module_read(const struct module *m, uint64_t vaddr, void *buf, size_t len);
+
+/*
+ * Location of .eh_frame_hdr as an ELF vaddr and its size. Returns 0 or
+ * -ENOENT when the object has none.
+ */
+int module_eh_frame_hdr(const struct module *m, uint64_t *vaddr, uint64_t *size);
+
+/* ELF vaddr range [lo, hi) of the executable PT_LOAD segments. */
+void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * proc.h - what pmutop learns about a target from /proc.
+ *
+ * Thread lists, thread and process names, and the pre-flight checks that turn
+ * "it does not work" into "turn this knob" before any counter is opened.
+ */
+#ifndef PMUTOP_PROC_H
+#define PMUTOP_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Fill tids[0..*n) with the thread ids of pid (at most cap). Returns 0 or
+ * -errno (-ESRCH when the process is gone).
+ */
+int proc_list_threads(pid_t pid, pid_t *tids, size_t cap, size_t *n);
+
+/* Thread name (comm) of pid/tid into buf; returns 0 or -errno. */
+int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
+
+/* Command line of pid, arguments joined by spaces; returns 0 or -errno. */
+int proc_cmdline(pid_t pid, char *buf, size_t len);
+
+/* Read an integer sysctl such as "kernel/perf_event_paranoid"; -errno on failure. */
+int proc_sysctl_int(const char *name, long *value);
+
+/*
+ * Check pid exists and that we may observe it. On failure returns -errno and
+ * writes an actionable message (which pid, which knob) into err.
+ */
+int proc_check_target(pid_t pid, char *err, size_t errlen);
+
+/*
+ * Explain a perf_event_open() failure for tid in err: errno plus which knob
+ * (perf_event_paranoid, hardware PMU absent, fd limits). Returns -err_no.
+ */
+int proc_explain_perf_error(int err_no, pid_t tid, const char *event,
+			    char *err, size_t errlen);
+
+#endif

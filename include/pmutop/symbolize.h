@@ -1,0 +1,40 @@
+/*
+ * symbolize.h - turn raw addresses into frames: the mapping an address was
+ * in and the function it belongs to.
+ *
+ * Done at sample time (the mapping may be gone by the time the profile is
+ * written); names come from the module's symbol table, so the cost is two
+ * binary searches per frame.
+ */
+#ifndef PMUTOP_SYMBOLIZE_H
+#define PMUTOP_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct maps;
+struct mapping;
+
+struct frame {
+	uint64_t addr;                 /* runtime address (return addr - 1 for callers) */
+	const struct mapping *map;     /* NULL when no mapping contains addr */
+	const char *func;              /* function name; NULL when unknown */
+	uint64_t func_off;             /* addr - function start, when func */
+};
+
+/*
+ * Symbolize n addresses (leaf first, as the unwinder returns them) into
+ * frames. For every frame but the leaf, the caller's call instruction
+ * (addr - 1) is what is looked up and recorded.
+ */
+void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
+		     struct frame *out);
+
+/*
+ * Name for a frame without a symbol: "module+0xOFF" (module basename and
+ * file-relative offset), "[anon]+0x..." or "0xADDR". Returns buf.
+ */
+const char *symbolize_fallback_name(const struct frame *f, char *buf, size_t len);
+
+#endif

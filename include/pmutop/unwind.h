@@ -1,0 +1,52 @@
+/*
+ * unwind.h - remote stack unwinding of one sample.
+ *
+ * Registers come from the sample; memory from the kernel's stack copy first,
+ * then from the module's own file image (code, unwind tables), and last from
+ * the live target with process_vm_readv. libunwind's remote API does the
+ * DWARF CFI work (with its global cache on); where a frame has no unwind
+ * info it falls back to the frame-pointer chain.
+ */
+#ifndef PMUTOP_UNWIND_H
+#define PMUTOP_UNWIND_H
+
+#include <stdint.h>
+
+struct maps;
+struct perf_sample;
+
+/* Why a walk ended; counted per sample and reported. */
+enum unwind_outcome {
+	UNWIND_ROOT = 0,     /* reached the thread's outermost frame */
+	UNWIND_STACK_CUT,    /* ran past the stack copy and the live read failed */
+	UNWIND_NO_INFO,      /* a frame had no unwind info and no frame pointer */
+	UNWIND_BAD_FRAME,    /* a step produced an impossible frame (loop, garbage) */
+	UNWIND_MAX_DEPTH,    /* --max-depth reached */
+	UNWIND_NO_REGS,      /* sample carried no user registers (kernel thread, ...) */
+	UNWIND_NOUTCOMES
+};
+
+const char *unwind_outcome_name(enum unwind_outcome o);
+
+struct unwinder;
+
+/* An unwinder for the target described by maps. NULL on failure. */
+struct unwinder *unwinder_new(struct maps *maps);
+void unwinder_free(struct unwinder *u);
+
+/*
+ * The maps changed in a way that can invalidate cached unwind rules (exec,
+ * munmap+mmap at the same address). Cheap; call on exec.
+ */
+void unwinder_flush(struct unwinder *u);
+
+/*
+ * Walk the stack of sample s. Writes up to max return addresses into ips,
+ * leaf first: ips[0] is the sample IP, the others are return addresses
+ * (callers should look up ip-1 for them). Returns the number of frames and
+ * sets *outcome.
+ */
+unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
+			 uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
+
+#endif

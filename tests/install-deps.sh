@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/install-deps.sh - make sure the Debian packages pmutop's build and
+# tests need are installed.
+#
+# Quiet when everything is there. Otherwise, as root: apt-get update and
+# install what is missing; as another user: print what is missing and the
+# command to run, and exit 1 (never sudo behind the user's back).
+set -euo pipefail
+
+PKGS=(
+	gcc make pkg-config                  # toolchain
+	libunwind-dev libelf-dev libdw-dev   # unwinding, ELF/DWARF symbols
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # pprof output
+	libncurses-dev                       # live view
+	libcmocka-dev                        # unit tests
+	libpfm4-dev                          # event names
+	golang-go                            # go tool pprof reads our profiles in e2e tests
+	linux-perf                           # perf, to cross-check workloads
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	if [[ "$status" != "install ok installed" ]]; then
+		missing+=("$p")
+	fi
+done
+
+if (( ${#missing[@]} == 0 )); then
+	exit 0
+fi
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if (( EUID != 0 )); then
+	echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+	echo "install-deps: as root, run:  apt-get update && $cmd" >&2
+	exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+apt-get update
+DEBIAN_FRONTEND=noninteractive $cmd

@@ -1,0 +1,95 @@
+/*
+ * workload.h - helpers shared by the end-to-end test workloads.
+ *
+ * The workloads are programs whose profile is known in advance, so the e2e
+ * tests can compare what pmutop measured against the truth. For that to hold
+ * the compiler must neither delete, merge, inline nor clone the hot code:
+ *
+ *   WL_NOINLINE   keeps a function a real, separately named symbol (GCC's
+ *                 noipa also stops .constprop/.isra clones, which would
+ *                 rename it);
+ *   WL_SPIN(n)    n iterations of a serially dependent xorshift step whose
+ *                 state goes through an empty asm, so it cannot be computed
+ *                 in closed form, vectorised or hoisted. It is a macro, not a
+ *                 function, so the cycles land in the function that uses it
+ *                 (its "flat" time), not in a shared helper.
+ *
+ * Everything here is static inline so each workload is a single .c file.
+ */
+#ifndef PMUTOP_WORKLOAD_H
+#define PMUTOP_WORKLOAD_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#if defined(__clang__)
+#define WL_NOINLINE __attribute__((noinline, used))
+#else
+#define WL_NOINLINE __attribute__((noinline, noipa, used))
+#endif
+
+/* Written after every spin so its result is observable. */
+static volatile uint64_t wl_sink;
+
+#define WL_SPIN(iters)                                                  \
+	do {                                                            \
+		uint64_t wl_x_ = wl_sink | 1;                           \
+		for (long wl_i_ = 0; wl_i_ < (long)(iters); wl_i_++) {  \
+			wl_x_ ^= wl_x_ << 13;                           \
+			wl_x_ ^= wl_x_ >> 7;                            \
+			wl_x_ ^= wl_x_ << 17;                           \
+			__asm__ volatile("" : "+r"(wl_x_) : : "memory"); \
+		}                                                       \
+		wl_sink = wl_x_;                                        \
+	} while (0)
+
+/* Monotonic time in seconds. */
+static inline double wl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * argv[idx] as a number of seconds (or any non-negative real), or dflt when
+ * the argument is absent. Exits with status 2 on a malformed value.
+ */
+static inline double wl_arg_double(int argc, char **argv, int idx, double dflt)
+{
+	char *end;
+	double v;
+
+	if (idx >= argc)
+		return dflt;
+	errno = 0;
+	v = strtod(argv[idx], &end);
+	if (errno || end == argv[idx] || *end || v < 0) {
+		fprintf(stderr, "%s: invalid number \"%s\"\n", argv[0], argv[idx]);
+		exit(2);
+	}
+	return v;
+}
+
+/* argv[idx] as a non-negative integer, or dflt when absent; exits 2 if bad. */
+static inline long wl_arg_long(int argc, char **argv, int idx, long dflt)
+{
+	char *end;
+	long v;
+
+	if (idx >= argc)
+		return dflt;
+	errno = 0;
+	v = strtol(argv[idx], &end, 10);
+	if (errno || end == argv[idx] || *end || v < 0) {
+		fprintf(stderr, "%s: invalid integer \"%s\"\n", argv[0], argv[idx]);
+		exit(2);
+	}
+	return v;
+}
+
+#endif
