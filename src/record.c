@@ -92,6 +92,8 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 	enum unwind_outcome outcome;
 	unsigned n;
 
+	if (getenv("PMUTOP_DEBUG_SAMPLES"))
+		fprintf(stderr, "S tid=%u cpu=%u t=%llu ip=%llx period=%llu\n", smp->tid, smp->cpu, (unsigned long long)smp->time, (unsigned long long)smp->ip, (unsigned long long)smp->period);
 	if (smp->pid != (uint32_t)s->pid) {
 		info->foreign++; /* a forked child on kernels without inherit_thread */
 		return;
@@ -114,8 +116,8 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 	info->outcomes[outcome]++;
 	symbolize_stack(s->maps, s->ips, n, s->frames);
 	name_thread(s, smp->tid);
-	if (aggregate_add(s->agg, smp->tid, s->frames, n, smp->period ? smp->period : info->period) == 0)
-		info->samples++;
+	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
+	aggregate_add(s->agg, smp->tid, s->frames, n, smp->period ? smp->period : info->period);
 }
 
 static int on_record(void *arg, const struct perf_rec *r)

@@ -65,6 +65,7 @@ struct sampler {
 	size_t scratch_size;
 	struct tid_entry *tids;
 	size_t tid_cap, tid_used; /* used counts non-empty slots incl. tombstones */
+	size_t tid_live;          /* entries not deleted */
 	uint32_t scan_no;
 	pid_t *scan_buf;
 	size_t scan_cap;
@@ -97,16 +98,20 @@ static struct tid_entry *tid_find(struct sampler *s, pid_t tid)
 	return NULL;
 }
 
+/*
+ * Rehash into a table sized for the live entries (dropping tombstones left
+ * by exited threads), so thread churn does not grow the table forever.
+ */
 static int tid_grow(struct sampler *s)
 {
-	size_t old_cap = s->tid_cap, cap = old_cap ? old_cap * 2 : 256;
-	struct tid_entry *old = s->tids, *t = calloc(cap, sizeof(*t));
+	size_t old_cap = s->tid_cap, cap = 256;
+	struct tid_entry *old = s->tids, *t;
 
+	while (cap < (s->tid_live + 1) * 4)
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	/* Rehash only live entries when the table is mostly tombstones. */
-	while (old_cap && cap > 256 && s->stats.threads_seen * 4 < cap / 2 && cap / 2 >= old_cap)
-		cap /= 2;
 	s->tids = t;
 	s->tid_cap = cap;
 	s->tid_used = 0;
@@ -137,6 +142,7 @@ static struct tid_entry *tid_insert(struct sampler *s, pid_t tid)
 		i = (i + 1) & (s->tid_cap - 1);
 	if (s->tids[i].state == TID_EMPTY)
 		s->tid_used++;
+	s->tid_live++;
 	e = &s->tids[i];
 	memset(e, 0, sizeof(*e));
 	e->tid = tid;
@@ -159,6 +165,7 @@ static void tid_remove(struct sampler *s, struct tid_entry *e)
 {
 	close_fds(s, e);
 	e->state = TID_DELETED;
+	s->tid_live--;
 }
 
 /* ---- buffers ---- */
@@ -396,6 +403,9 @@ static int rescan(struct sampler *s, bool eager, char *err, size_t errlen)
 		r = attach_thread(s, tid, err, errlen);
 		if (r == -ESRCH) {
 			s->stats.attach_failures++;
+			e = tid_find(s, tid);
+			if (e)
+				tid_remove(s, e);
 			continue;
 		}
 		if (r)

@@ -1,0 +1,277 @@
+# tests/e2e/lib.sh - helpers sourced by the end-to-end tests (t_*.sh).
+#
+# A test is a bash script that sources this file, calls e2e_init, runs
+# pmutop on a workload with a known answer and reads the result back with
+# `go tool pprof` - the ecosystem's reader, not our own. It ends through
+# pass (exit 0), skip (exit 77) or fail (exit 1); run.sh tallies them.
+#
+# Environment:
+#   PMUTOP        the binary under test (default ./pmutop)
+#   WORKLOAD_DIR  the built workloads (default: workloads/ next to PMUTOP's
+#                 build dir, else build/workloads)
+#   PMUTOP_QUICK  1 = shorter runs (e.g. under ASan)
+#   E2E_KEEP      1 = keep each test's temp dir (profiles, logs)
+
+set -uo pipefail
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+E2E_REPO=$(cd "$E2E_DIR/../.." && pwd)
+
+# Make PMUTOP and WORKLOAD_DIR absolute (tests cd into temp dirs) and export
+# them. Relative paths are taken from the current directory.
+e2e_resolve_paths() {
+	local p=${PMUTOP:-./pmutop} wd
+
+	if [[ $p != */* ]] && command -v "$p" >/dev/null 2>&1; then
+		p=$(command -v "$p")
+	fi
+	[[ $p == /* ]] || p=$PWD/$p
+	PMUTOP=$p
+
+	wd=${WORKLOAD_DIR:-}
+	if [[ -z $wd ]]; then
+		if [[ -d $(dirname "$p")/workloads ]]; then
+			wd=$(dirname "$p")/workloads
+		elif [[ -d $PWD/build/workloads ]]; then
+			wd=$PWD/build/workloads
+		else
+			wd=$E2E_REPO/build/workloads
+		fi
+	fi
+	[[ $wd == /* ]] || wd=$PWD/$wd
+	WORKLOAD_DIR=$wd
+	export PMUTOP WORKLOAD_DIR
+}
+
+QUICK=${PMUTOP_QUICK:-0}
+[[ $QUICK == 1 ]] || QUICK=0
+
+pass() { echo "PASS: $*"; exit 0; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+info() { echo "  $*"; }
+
+# quick_or NORMAL QUICK: the value for this run.
+quick_or() {
+	if (( QUICK )); then echo "$2"; else echo "$1"; fi
+}
+
+E2E_BG_PIDS=()
+
+e2e_cleanup() {
+	local rc=$? p
+
+	for p in "${E2E_BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in "${E2E_BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	if [[ ${E2E_KEEP:-0} == 1 ]]; then
+		echo "  (kept $T)"
+	else
+		rm -rf "$T"
+	fi
+	exit "$rc"
+}
+
+# Set up a test: resolve paths, check the binary, the workloads and go,
+# make a temp dir $T (removed on exit) and cd into it.
+e2e_init() {
+	e2e_resolve_paths
+	[[ -x $PMUTOP ]] || fail "pmutop binary $PMUTOP not found (make pmutop; or set PMUTOP)"
+	[[ -d $WORKLOAD_DIR ]] || fail "workloads not built in $WORKLOAD_DIR (make workloads)"
+	command -v go >/dev/null 2>&1 ||
+		fail "go not found: go tool pprof is needed to read profiles (apt-get install golang-go; make deps)"
+	T=$(mktemp -d "${TMPDIR:-/tmp}/pmutop-e2e.XXXXXX") || fail "mktemp failed"
+	trap e2e_cleanup EXIT
+	cd "$T" || fail "cd $T"
+}
+
+# wl NAME: path of a workload binary (fails the test if it is missing).
+wl() {
+	[[ -x $WORKLOAD_DIR/$1 ]] || fail "workload $WORKLOAD_DIR/$1 not built (make workloads)"
+	echo "$WORKLOAD_DIR/$1"
+}
+
+# bg CMD...: start CMD in the background, remember it for cleanup; its pid
+# is in $BG_PID.
+bg() {
+	"$@" &
+	BG_PID=$!
+	E2E_BG_PIDS+=("$BG_PID")
+}
+
+# now: seconds since the epoch with sub-second precision.
+now() { date +%s.%N; }
+
+# elapsed START: seconds since START (from now), 2 decimals.
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# wait_gone PID SECS: wait until PID has exited (and been reaped if it is
+# our child) for at most SECS. Returns 0 if it is gone.
+wait_gone() {
+	local pid=$1 deadline
+
+	deadline=$(awk -v t="$(now)" -v s="$2" 'BEGIN { printf "%.3f", t + s }')
+	while kill -0 "$pid" 2>/dev/null; do
+		if awk -v t="$(now)" -v d="$deadline" 'BEGIN { exit !(t > d) }'; then
+			return 1
+		fi
+		# A zombie child of ours is gone for our purposes.
+		if [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) == Z ]]; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 0
+}
+
+# wait_started PID: give a just-started workload time to exec and get going.
+wait_started() {
+	local i
+
+	for i in $(seq 50); do
+		[[ -r /proc/$1/exe ]] && [[ $(readlink "/proc/$1/exe") != *bash* ]] && break
+		sleep 0.02
+	done
+	sleep 0.1
+}
+
+# run_pmutop NAME ARGS...: run $PMUTOP ARGS with stdout in NAME.out and
+# stderr in NAME.err; the exit status is in $RC and the command is echoed.
+run_pmutop() {
+	local name=$1
+	shift
+	info "\$ pmutop $*"
+	"$PMUTOP" "$@" >"$name.out" 2>"$name.err"
+	RC=$?
+}
+
+# show FILE [N]: print the first N (default 20) lines of FILE, indented.
+show() {
+	[[ -s $1 ]] || return 0
+	head -n "${2:-20}" "$1" | sed 's/^/    | /'
+}
+
+# pprof ARGS...: go tool pprof, reading only what the file says (no
+# re-symbolization from local binaries, which could hide our mistakes).
+pprof() {
+	HOME=${HOME:-/tmp} GOCACHE=${GOCACHE:-/tmp/gocache} \
+		go tool pprof -symbolize=none "$@"
+}
+
+# pick_event: choose the event for tests that want a hardware counter.
+# Sets EV to "cycles" when pmutop can sample it here, else to "task-clock"
+# (saying so). Sets EV_HW=1/0. Fails the test if the probe fails for a
+# reason other than "no such hardware counter".
+pick_event() {
+	local probe_rc
+
+	"$PMUTOP" -q -e cycles --duration 0.2 --dump "$T/probe.pb.gz" -- true \
+		>"$T/probe.out" 2>"$T/probe.err"
+	probe_rc=$?
+	if (( probe_rc == 0 )); then
+		EV=cycles
+		EV_HW=1
+		return
+	fi
+	if grep -qiE 'not supported|unsupported|not available|no hardware|no pmu|not counted|EOPNOTSUPP|ENOENT|No such device' "$T/probe.err" ||
+		perf stat -e cycles true 2>&1 | grep -q 'not supported'; then
+		EV=task-clock
+		EV_HW=0
+		echo "SKIP/FALLBACK: no hardware PMU here, using task-clock"
+		info "(pmutop said: $(head -n 1 "$T/probe.err"))"
+		return
+	fi
+	show "$T/probe.err"
+	fail "probing 'pmutop -e cycles' failed with status $probe_rc for a reason other than a missing PMU"
+}
+
+# raw_samples PROFILE: one line per sample from `go tool pprof -raw`:
+#   VALUE1 VALUE2 ...<TAB>THREAD<TAB>TID<TAB>leaf;caller;...;root
+# THREAD/TID are "-" when the sample has no such label. Inlined frames are
+# expanded (innermost first); a location without a function shows as its
+# address. Returns non-zero if pprof cannot read the file.
+raw_samples() {
+	pprof -raw "$1" >"$T/raw.txt" 2>"$T/raw.err" || {
+		show "$T/raw.err"
+		return 1
+	}
+	awk '
+	function flush() {
+		if (ns > 0) { svals[ns] = cur_vals; slocs[ns] = cur_locs;
+			sthr[ns] = cur_thr; stid[ns] = cur_tid }
+	}
+	/^Samples:/ { mode = "types"; next }
+	mode == "types" { mode = "samples"; next }
+	mode == "samples" && /^Locations/ { flush(); mode = "locs"; next }
+	mode == "samples" {
+		if ($0 ~ /^ *-?[0-9]+( +-?[0-9]+)*: /) {
+			flush(); ns++
+			i = index($0, ":")
+			cur_vals = substr($0, 1, i - 1); cur_locs = substr($0, i + 1)
+			gsub(/^ +| +$/, "", cur_vals); gsub(/ +/, " ", cur_vals)
+			gsub(/^ +| +$/, "", cur_locs)
+			cur_thr = "-"; cur_tid = "-"
+		} else {
+			if (match($0, /(^|[ ])thread:\[[^]]*\]/)) {
+				s = substr($0, RSTART, RLENGTH); sub(/^ /, "", s)
+				cur_thr = substr(s, 9, length(s) - 9)
+			}
+			if (match($0, /(^|[ ])tid:\[[^]]*\]/)) {
+				s = substr($0, RSTART, RLENGTH); sub(/^ /, "", s)
+				s = substr(s, 6, length(s) - 6); sub(/ .*/, "", s)
+				cur_tid = s
+			}
+		}
+		next
+	}
+	mode == "locs" && /^Mappings/ { mode = "maps"; next }
+	mode == "locs" {
+		if ($1 ~ /^[0-9]+:$/) {
+			id = substr($1, 1, length($1) - 1); addr = $2
+			j = 3
+			if ($j ~ /^M=/) j++
+			if ($j == "[F]") j++
+			loc[id] = (j <= NF) ? $j : addr
+		} else if (NF > 0) {
+			loc[id] = loc[id] ";" $1
+		}
+		next
+	}
+	END {
+		for (k = 1; k <= ns; k++) {
+			n = split(slocs[k], ids, " "); st = ""
+			for (m = 1; m <= n; m++) {
+				f = (ids[m] in loc) ? loc[ids[m]] : ("loc" ids[m])
+				st = (m == 1) ? f : st ";" f
+			}
+			printf "%s\t%s\t%s\t%s\n", svals[k], sthr[k], stid[k], st
+		}
+	}' "$T/raw.txt"
+}
+
+# sample_types PROFILE: the "samples/count event/count" line of -raw.
+sample_types() {
+	pprof -raw "$1" 2>/dev/null | awk '/^Samples:/ { getline; print; exit }'
+}
+
+# top_flat PROFILE [SAMPLE_INDEX]: "function flat" lines from
+# `go tool pprof -top` (all nodes), flat as a plain number in the sample
+# type's own unit (time units are printed in ns).
+top_flat() {
+	pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -unit=ns \
+		${2:+-sample_index=$2} "$1" >"$T/top.txt" 2>"$T/top.err" || {
+		show "$T/top.err"
+		return 1
+	}
+	awk '
+	/^ +flat +flat%/ { body = 1; next }
+	body && NF >= 6 {
+		v = $1; sub(/[a-zA-Z]+$/, "", v)
+		name = $6
+		for (i = 7; i <= NF; i++) name = name " " $i
+		print name "\t" v + 0
+	}' "$T/top.txt"
+}

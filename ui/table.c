@@ -1,0 +1,265 @@
+/*
+ * table.c - the flat/cumulative function table over the aggregate.
+ *
+ * One pass over the distinct stacks: a stack's weight is flat for the
+ * function of its leaf location and cum for every distinct function on it.
+ * A per-function "last stack seen" mark makes recursion count once per
+ * stack, as pprof does. Printing follows `go tool pprof -top` (internal/
+ * report printText and internal/measurement), so users can compare the two
+ * outputs column by column.
+ */
+#include "table.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutop/aggregate.h"
+
+static int cmp_name_id(const struct top_row *x, const struct top_row *y)
+{
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->function_id < y->function_id ? -1 : x->function_id > y->function_id;
+}
+
+static int cmp_desc(uint64_t x, uint64_t y)
+{
+	return x > y ? -1 : x < y;
+}
+
+/* pprof's FlatNameOrder: flat, name, cum. */
+static int cmp_flat(const void *p, const void *q)
+{
+	const struct top_row *x = p, *y = q;
+	int c = cmp_desc(x->flat, y->flat);
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = cmp_desc(x->cum, y->cum);
+	return c ? c : cmp_name_id(x, y);
+}
+
+/* pprof's CumNameOrder: cum, name, flat. */
+static int cmp_cum(const void *p, const void *q)
+{
+	const struct top_row *x = p, *y = q;
+	int c = cmp_desc(x->cum, y->cum);
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	if (!c)
+		c = cmp_desc(x->flat, y->flat);
+	return c ? c : cmp_name_id(x, y);
+}
+
+int top_table_build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
+		    struct top_table *t)
+{
+	const struct agg_function *funcs;
+	const struct agg_location *locs;
+	const struct agg_stack *stacks;
+	size_t nf, nl, ns, i, j, n = 0;
+	uint64_t *flat, *cum;
+	size_t *mark;          /* per function: index + 1 of the last stack counted */
+	int rc = -ENOMEM;
+
+	memset(t, 0, sizeof(*t));
+	funcs = aggregate_functions(a, &nf);
+	locs = aggregate_locations(a, &nl);
+	stacks = aggregate_stacks(a, &ns);
+	flat = calloc(nf + 1, sizeof(*flat));
+	cum = calloc(nf + 1, sizeof(*cum));
+	mark = calloc(nf + 1, sizeof(*mark));
+	if (!flat || !cum || !mark)
+		goto out;
+
+	for (i = 0; i < ns; i++) {
+		const struct agg_stack *s = &stacks[i];
+
+		if (tid && s->tid != tid)
+			continue;
+		t->total += s->weight;
+		for (j = 0; j < s->nlocs; j++) {
+			uint32_t f = locs[s->locs[j] - 1].function_id - 1;
+
+			if (j == 0)
+				flat[f] += s->weight;
+			if (mark[f] != i + 1) {
+				mark[f] = i + 1;
+				cum[f] += s->weight;
+			}
+		}
+	}
+	for (i = 0; i < nf; i++)
+		n += mark[i] != 0;
+	t->rows = calloc(n ? n : 1, sizeof(*t->rows));
+	if (!t->rows)
+		goto out;
+	for (i = 0; i < nf; i++) {
+		struct top_row *r;
+
+		if (!mark[i])
+			continue;
+		r = &t->rows[t->nrows++];
+		r->function_id = funcs[i].id;
+		r->name = funcs[i].name;
+		r->file = funcs[i].file;
+		r->flat = flat[i];
+		r->cum = cum[i];
+	}
+	qsort(t->rows, t->nrows, sizeof(*t->rows), sort == TOP_SORT_CUM ? cmp_cum : cmp_flat);
+	rc = 0;
+out:
+	free(flat);
+	free(cum);
+	free(mark);
+	return rc;
+}
+
+void top_table_free(struct top_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	t->rows = NULL;
+	t->nrows = 0;
+}
+
+/* ---- formatting as pprof does it ----------------------------------------- */
+
+struct time_unit {
+	const char *name;
+	double factor;  /* nanoseconds per unit */
+};
+
+static const struct time_unit time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "hrs", 3600e9 },
+};
+
+static bool is_nanoseconds(const char *unit)
+{
+	return unit && (!strcmp(unit, "nanoseconds") || !strcmp(unit, "nanosecond") ||
+			!strcmp(unit, "ns"));
+}
+
+/* Units pprof prints without a suffix. */
+static bool is_plain(const char *unit)
+{
+	return !unit || !*unit || !strcmp(unit, "count") || !strcmp(unit, "sample") ||
+	       !strcmp(unit, "unit");
+}
+
+/* The largest time unit in which ns is at least 1 (pprof autoScale), else s. */
+static const struct time_unit *time_autoscale(double ns)
+{
+	const struct time_unit *best = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(time_units) / sizeof(time_units[0]); i++)
+		if (ns / time_units[i].factor >= 1.0)
+			best = &time_units[i];
+	return best ? best : &time_units[3];
+}
+
+/*
+ * pprof's selectOutputUnit for time: the unit of the smallest shown value,
+ * or one that shows it as at least 0.01 when the total needs a larger unit.
+ */
+static const struct time_unit *time_output_unit(const struct top_table *t, size_t shown)
+{
+	const struct time_unit *min_u, *max_u;
+	uint64_t min = 0, v;
+	size_t i;
+
+	for (i = 0; i < shown; i++) {
+		v = t->rows[i].flat ? t->rows[i].flat : t->rows[i].cum;
+		if (v && (!min || v < min))
+			min = v;
+	}
+	if (!min)
+		min = t->total;
+	min_u = time_autoscale((double)min);
+	max_u = time_autoscale((double)t->total);
+	if (min_u != max_u && (double)min * 100 < (double)t->total)
+		min_u = time_autoscale((double)min * 100);
+	return min_u;
+}
+
+/* pprof's ScaledLabel: "%.2f" without a ".00" tail, then the unit. */
+static const char *format_value(uint64_t v, const char *unit, const struct time_unit *tu,
+				char *buf, size_t len)
+{
+	size_t n;
+
+	if (!tu) {
+		snprintf(buf, len, "%llu%s", (unsigned long long)v,
+			 is_plain(unit) ? "" : unit);
+		return buf;
+	}
+	snprintf(buf, len, "%.2f", (double)v / tu->factor);
+	n = strlen(buf);
+	if (n > 3 && !strcmp(buf + n - 3, ".00"))
+		buf[n - 3] = 0;
+	if (!strcmp(buf, "0"))
+		return buf;
+	snprintf(buf + strlen(buf), len - strlen(buf), "%s", tu->name);
+	return buf;
+}
+
+/* pprof's measurement.Percentage: 6 characters wide. */
+static const char *format_percent(uint64_t v, uint64_t total, char *buf, size_t len)
+{
+	double ratio = total ? (double)v / (double)total * 100 : 0;
+
+	if (ratio >= 99.95 && ratio <= 100.05)
+		snprintf(buf, len, "  100%%");
+	else if (ratio >= 1.0)
+		snprintf(buf, len, "%5.2f%%", ratio);
+	else
+		snprintf(buf, len, "%5.2g%%", ratio);
+	return buf;
+}
+
+void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
+		     const char *unit)
+{
+	size_t shown = t->nrows, i;
+	const struct time_unit *tu = NULL;
+	char v1[32], v2[32], p1[16], p2[16], p3[16];
+	const char *pct;
+	uint64_t sum = 0;
+
+	if (max_rows && max_rows < shown)
+		shown = max_rows;
+	if (is_nanoseconds(unit))
+		tu = time_output_unit(t, shown);
+	for (i = 0; i < shown; i++)
+		sum += t->rows[i].flat;
+
+	pct = format_percent(sum, t->total, p1, sizeof(p1));
+	while (*pct == ' ')
+		pct++;
+	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n",
+		format_value(sum, unit, tu, v1, sizeof(v1)), pct,
+		format_value(t->total, unit, tu, v2, sizeof(v2)));
+	if (t->total && shown < t->nrows)
+		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, t->nrows);
+	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
+
+	sum = 0;
+	for (i = 0; i < shown; i++) {
+		const struct top_row *r = &t->rows[i];
+
+		sum += r->flat;
+		fprintf(out, "%10s %s %s %10s %s  %s\n",
+			format_value(r->flat, unit, tu, v1, sizeof(v1)),
+			format_percent(r->flat, t->total, p1, sizeof(p1)),
+			format_percent(sum, t->total, p2, sizeof(p2)),
+			format_value(r->cum, unit, tu, v2, sizeof(v2)),
+			format_percent(r->cum, t->total, p3, sizeof(p3)), r->name);
+	}
+}
