@@ -492,6 +492,24 @@ static int temp_create(const char *path, char **tmp, int *fd)
 	return 0;
 }
 
+/* Message for a failed temp_create(): which directory, and why. */
+static void temp_error(const char *path, int rc, char *err, size_t errlen)
+{
+	char *dir = dir_of(path);
+	const char *d = dir ? dir : ".";
+	struct stat st;
+
+	if (rc == -ENOENT && stat(d, &st) != 0)
+		snprintf(err, errlen,
+			 "cannot write profile to '%s': directory '%s' does not exist",
+			 path, d);
+	else
+		snprintf(err, errlen,
+			 "cannot write profile to '%s': cannot create files in '%s': %s",
+			 path, d, strerror(-rc));
+	free(dir);
+}
+
 static int write_all(int fd, const unsigned char *p, size_t len)
 {
 	while (len) {
@@ -579,9 +597,7 @@ int pprof_check_writable(const char *path, char *err, size_t errlen)
 	}
 	rc = temp_create(path, &tmp, &fd);
 	if (rc) {
-		snprintf(err, errlen,
-			 "cannot write profile to '%s': cannot create files in '%s': %s",
-			 path, dir, strerror(-rc));
+		temp_error(path, rc, err, errlen);
 		goto out;
 	}
 	close(fd);
@@ -626,10 +642,12 @@ int pprof_write(const struct aggregate *a, const char *path, char *err, size_t e
 			 path, strerror(-rc));
 		return rc;
 	}
-	what = "cannot create temporary file";
 	rc = temp_create(path, &tmp, &fd);
-	if (rc)
-		goto fail;
+	if (rc) {
+		temp_error(path, rc, err, errlen);
+		free(buf);
+		return rc;
+	}
 	what = "cannot set permissions";
 	if (fchmod(fd, new_file_mode(path)) != 0) {
 		rc = -errno;

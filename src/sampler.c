@@ -295,10 +295,8 @@ static void build_attr(struct sampler *s)
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->bufs[0].size / 4);
-	if (s->cfg.enable_on_exec) {
-		a->disabled = 1;
-		a->enable_on_exec = 1;
-	}
+	a->disabled = 1;
+	a->enable_on_exec = s->cfg.enable_on_exec;
 }
 
 /*
@@ -462,6 +460,19 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t 
 	if (!s->stats.threads_attached) {
 		snprintf(err, errlen, "PID %d has no threads left to attach to (it exited)", (int)cfg->pid);
 		goto fail;
+	}
+	/*
+	 * Counters were opened disabled so that a slow attach to many threads
+	 * does not fill the buffers before anyone drains them; start them all
+	 * now, and open later ones enabled.
+	 */
+	if (!cfg->enable_on_exec) {
+		s->attr.disabled = 0;
+		if (sampler_enable(s)) {
+			snprintf(err, errlen, "cannot enable counters on PID %d: %s", (int)cfg->pid,
+				 strerror(errno));
+			goto fail;
+		}
 	}
 	return s;
 oom:

@@ -88,15 +88,21 @@ e2e_init() {
 	cd "$T" || fail "cd $T"
 }
 
-# wl NAME: path of a workload binary (fails the test if it is missing).
-wl() {
-	[[ -x $WORKLOAD_DIR/$1 ]] || fail "workload $WORKLOAD_DIR/$1 not built (make workloads)"
-	echo "$WORKLOAD_DIR/$1"
+# need_wl NAME...: fail the test unless these workloads are built. Use them
+# as "$W/NAME".
+need_wl() {
+	local n
+
+	for n in "$@"; do
+		[[ -x $WORKLOAD_DIR/$n || -f $WORKLOAD_DIR/$n ]] ||
+			fail "workload $WORKLOAD_DIR/$n not built (make workloads)"
+	done
+	W=$WORKLOAD_DIR
 }
 
-# bg CMD...: start CMD in the background, remember it for cleanup; its pid
-# is in $BG_PID.
-bg() {
+# start_bg CMD...: start CMD in the background and remember it for cleanup;
+# its pid is in $BG_PID.
+start_bg() {
 	"$@" &
 	BG_PID=$!
 	E2E_BG_PIDS+=("$BG_PID")
@@ -140,12 +146,16 @@ wait_started() {
 
 # run_pmutop NAME ARGS...: run $PMUTOP ARGS with stdout in NAME.out and
 # stderr in NAME.err; the exit status is in $RC and the command is echoed.
+# Killed after $PM_TIMEOUT seconds (default 90; RC is then 124 or 137).
 run_pmutop() {
 	local name=$1
 	shift
 	info "\$ pmutop $*"
-	"$PMUTOP" "$@" >"$name.out" 2>"$name.err"
+	timeout -k 5 "${PM_TIMEOUT:-90}" "$PMUTOP" "$@" >"$name.out" 2>"$name.err"
 	RC=$?
+	if (( RC == 124 || RC == 137 )); then
+		info "pmutop did not finish within ${PM_TIMEOUT:-90} s and was killed"
+	fi
 }
 
 # show FILE [N]: print the first N (default 20) lines of FILE, indented.
@@ -168,7 +178,7 @@ pprof() {
 pick_event() {
 	local probe_rc
 
-	"$PMUTOP" -q -e cycles --duration 0.2 --dump "$T/probe.pb.gz" -- true \
+	timeout -k 5 30 "$PMUTOP" -q -e cycles --duration 0.2 --dump "$T/probe.pb.gz" -- true \
 		>"$T/probe.out" 2>"$T/probe.err"
 	probe_rc=$?
 	if (( probe_rc == 0 )); then

@@ -1,0 +1,347 @@
+/*
+ * test_aggregate.c - unit tests of the stack aggregator: per-thread stack
+ * deduplication, interning of mappings/functions/locations, thread records
+ * and hash-table growth under many distinct stacks.
+ *
+ * Frames are built by hand with struct mapping values whose mod is NULL, so
+ * no ELF module is involved.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmutop/aggregate.h"
+#include "pmutop/maps.h"
+#include "pmutop/symbolize.h"
+
+static struct mapping map_exe = {
+	.id = 7, .start = 0x400000, .end = 0x500000, .pgoff = 0x1000,
+	.exec = true, .path = "/usr/bin/app",
+};
+static struct mapping map_lib = {
+	.id = 9, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0,
+	.exec = true, .path = "/usr/lib/libx.so",
+};
+
+static struct frame fr(uint64_t addr, const struct mapping *m, const char *func)
+{
+	struct frame f = { .addr = addr, .map = m, .func = func, .func_off = 0 };
+
+	return f;
+}
+
+static const struct agg_stack *find_stack(const struct aggregate *a, uint32_t tid,
+					  const uint32_t *locs, uint32_t n)
+{
+	const struct agg_stack *s;
+	size_t ns, i;
+
+	s = aggregate_stacks(a, &ns);
+	for (i = 0; i < ns; i++)
+		if (s[i].tid == tid && s[i].nlocs == n &&
+		    (n == 0 || !memcmp(s[i].locs, locs, n * sizeof(*locs))))
+			return &s[i];
+	return NULL;
+}
+
+static void test_new_free(void **state)
+{
+	struct aggregate *a = aggregate_new();
+	size_t n = 99;
+
+	(void)state;
+	assert_non_null(a);
+	aggregate_stacks(a, &n);
+	assert_int_equal(n, 0);
+	aggregate_locations(a, &n);
+	assert_int_equal(n, 0);
+	aggregate_functions(a, &n);
+	assert_int_equal(n, 0);
+	aggregate_mappings(a, &n);
+	assert_int_equal(n, 0);
+	aggregate_threads(a, &n);
+	assert_int_equal(n, 0);
+	assert_null(aggregate_thread(a, 1));
+	assert_ptr_equal(aggregate_info(a), aggregate_info_const(a));
+	aggregate_free(a);
+	aggregate_free(NULL);
+}
+
+static void test_dedup_per_tid(void **state)
+{
+	struct frame f[3] = {
+		fr(0x401000, &map_exe, "leaf"),
+		fr(0x402000, &map_exe, "mid"),
+		fr(0x403000, &map_exe, "main"),
+	};
+	struct aggregate *a = aggregate_new();
+	const struct agg_stack *s;
+	uint32_t ids[3] = { 1, 2, 3 };
+	size_t n;
+
+	(void)state;
+	assert_int_equal(aggregate_add(a, 100, f, 3, 1000), 0);
+	assert_int_equal(aggregate_add(a, 100, f, 3, 1500), 0);
+	assert_int_equal(aggregate_add(a, 200, f, 3, 7), 0);
+	/* Same frames but a shorter stack is a different stack. */
+	assert_int_equal(aggregate_add(a, 100, f + 1, 2, 5), 0);
+
+	s = aggregate_stacks(a, &n);
+	assert_non_null(s);
+	assert_int_equal(n, 3);
+	aggregate_locations(a, &n);
+	assert_int_equal(n, 3);
+
+	s = find_stack(a, 100, ids, 3);
+	assert_non_null(s);
+	assert_int_equal(s->samples, 2);
+	assert_int_equal(s->weight, 2500);
+	s = find_stack(a, 200, ids, 3);
+	assert_non_null(s);
+	assert_int_equal(s->samples, 1);
+	assert_int_equal(s->weight, 7);
+	s = find_stack(a, 100, ids + 1, 2);
+	assert_non_null(s);
+	assert_int_equal(s->samples, 1);
+	assert_int_equal(s->weight, 5);
+
+	assert_int_equal(aggregate_thread(a, 100)->samples, 3);
+	assert_int_equal(aggregate_thread(a, 200)->samples, 1);
+	assert_int_equal(aggregate_info(a)->samples, 4);
+	aggregate_free(a);
+}
+
+static void test_interning(void **state)
+{
+	char path[] = "/opt/mutable/libm.so";
+	struct mapping map_mut = {
+		.id = 11, .start = 0x10000, .end = 0x20000, .pgoff = 0x3000,
+		.path = path,
+	};
+	struct frame f[] = {
+		fr(0x401000, &map_exe, "work"),
+		fr(0x401010, &map_exe, "work"),      /* same function, new address */
+		fr(0x7f0000000100, &map_lib, "work"), /* same name, other file */
+		fr(0x10100, &map_mut, "g"),
+		fr(0xdead, NULL, "nomap"),
+	};
+	struct aggregate *a = aggregate_new();
+	const struct agg_location *l;
+	const struct agg_function *fn;
+	const struct agg_mapping *m;
+	size_t nl, nf, nm, i;
+
+	(void)state;
+	assert_int_equal(aggregate_add(a, 1, f, 5, 1), 0);
+	/* Adding the frames in another order on another thread interns nothing new. */
+	assert_int_equal(aggregate_add(a, 2, &f[4], 1, 1), 0);
+	assert_int_equal(aggregate_add(a, 2, &f[2], 2, 1), 0);
+	/* The aggregate copied the path. */
+	strcpy(path, "/XXXXXXXXXXXXXXXXXXX");
+
+	l = aggregate_locations(a, &nl);
+	fn = aggregate_functions(a, &nf);
+	m = aggregate_mappings(a, &nm);
+	assert_int_equal(nl, 5);
+	assert_int_equal(nf, 4);
+	assert_int_equal(nm, 3);
+	for (i = 0; i < nl; i++)
+		assert_int_equal(l[i].id, i + 1);
+	for (i = 0; i < nf; i++)
+		assert_int_equal(fn[i].id, i + 1);
+	for (i = 0; i < nm; i++)
+		assert_int_equal(m[i].id, i + 1);
+
+	/* Locations in order of first sight. */
+	assert_int_equal(l[0].address, 0x401000);
+	assert_int_equal(l[1].address, 0x401010);
+	assert_int_equal(l[0].mapping_id, l[1].mapping_id);
+	assert_int_equal(l[0].function_id, l[1].function_id);
+	assert_int_not_equal(l[2].function_id, l[0].function_id);
+	assert_int_equal(l[4].mapping_id, 0);
+	assert_int_equal(l[4].address, 0xdead);
+
+	assert_string_equal(fn[l[0].function_id - 1].name, "work");
+	assert_string_equal(fn[l[0].function_id - 1].file, "/usr/bin/app");
+	assert_string_equal(fn[l[2].function_id - 1].name, "work");
+	assert_string_equal(fn[l[2].function_id - 1].file, "/usr/lib/libx.so");
+	assert_string_equal(fn[l[4].function_id - 1].name, "nomap");
+	assert_string_equal(fn[l[4].function_id - 1].file, "");
+
+	m = &m[l[0].mapping_id - 1];
+	assert_int_equal(m->start, 0x400000);
+	assert_int_equal(m->limit, 0x500000);
+	assert_int_equal(m->offset, 0x1000);
+	assert_string_equal(m->file, "/usr/bin/app");
+	assert_string_equal(m->build_id, "");
+	assert_true(m->has_functions);
+
+	m = aggregate_mappings(a, &nm);
+	m = &m[l[3].mapping_id - 1];
+	assert_int_equal(m->start, 0x10000);
+	assert_int_equal(m->limit, 0x20000);
+	assert_int_equal(m->offset, 0x3000);
+	assert_string_equal(m->file, "/opt/mutable/libm.so");
+	aggregate_free(a);
+}
+
+static void test_unnamed_frame(void **state)
+{
+	struct frame f[2] = {
+		fr(0x401234, &map_exe, NULL),
+		fr(0x7f0000000100, &map_lib, "caller"),
+	};
+	struct aggregate *a = aggregate_new();
+	const struct agg_location *l;
+	const struct agg_function *fn;
+	const struct agg_mapping *m;
+	char expect[256];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(aggregate_add(a, 1, f, 2, 1), 0);
+	l = aggregate_locations(a, &n);
+	fn = aggregate_functions(a, &n);
+	m = aggregate_mappings(a, &n);
+	assert_int_equal(n, 2);
+	symbolize_fallback_name(&f[0], expect, sizeof(expect));
+	assert_string_equal(fn[l[0].function_id - 1].name, expect);
+	assert_false(m[l[0].mapping_id - 1].has_functions);
+	assert_true(m[l[1].mapping_id - 1].has_functions);
+	aggregate_free(a);
+}
+
+static void test_empty_stack(void **state)
+{
+	struct aggregate *a = aggregate_new();
+	const struct agg_stack *s;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(aggregate_add(a, 5, NULL, 0, 10), 0);
+	assert_int_equal(aggregate_add(a, 5, NULL, 0, 10), 0);
+	s = aggregate_stacks(a, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(s[0].nlocs, 0);
+	assert_int_equal(s[0].samples, 2);
+	assert_int_equal(s[0].weight, 20);
+	aggregate_free(a);
+}
+
+static void test_thread_names(void **state)
+{
+	struct frame f = fr(0x401000, &map_exe, "x");
+	struct aggregate *a = aggregate_new();
+	const struct agg_thread *t;
+	size_t n;
+
+	(void)state;
+	/* A name before any sample creates the record. */
+	aggregate_set_thread_name(a, 10, "early");
+	t = aggregate_thread(a, 10);
+	assert_non_null(t);
+	assert_string_equal(t->name, "early");
+	assert_int_equal(t->samples, 0);
+
+	/* A sample creates an unnamed record. */
+	assert_int_equal(aggregate_add(a, 20, &f, 1, 1), 0);
+	t = aggregate_thread(a, 20);
+	assert_non_null(t);
+	assert_string_equal(t->name, "");
+	assert_int_equal(t->samples, 1);
+
+	/* Latest name wins; long names are cut to comm's 15 characters. */
+	aggregate_set_thread_name(a, 20, "first");
+	aggregate_set_thread_name(a, 20, "a-very-long-thread-name");
+	t = aggregate_thread(a, 20);
+	assert_string_equal(t->name, "a-very-long-thr");
+	assert_int_equal(aggregate_add(a, 10, &f, 1, 1), 0);
+	assert_int_equal(aggregate_thread(a, 10)->samples, 1);
+	assert_string_equal(aggregate_thread(a, 10)->name, "early");
+
+	aggregate_threads(a, &n);
+	assert_int_equal(n, 2);
+	assert_null(aggregate_thread(a, 30));
+	aggregate_free(a);
+}
+
+/*
+ * 200,000 distinct stacks over 37 threads and 5,000 locations force every
+ * table to grow many times; adding them all again must find each one.
+ */
+static void test_many_stacks(void **state)
+{
+	enum { NSTACKS = 200000, NADDR = 5000, DEPTH_MAX = 12 };
+	static const char *names[] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6" };
+	struct aggregate *a = aggregate_new();
+	struct frame f[DEPTH_MAX];
+	const struct agg_stack *s;
+	uint64_t total = 0, w;
+	size_t n, i, round;
+	unsigned d, depth;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		uint64_t x = 88172645463325252ULL; /* xorshift: same sequence twice */
+
+		for (i = 0; i < NSTACKS; i++) {
+			depth = 2 + (unsigned)(i % (DEPTH_MAX - 1));
+			for (d = 0; d < depth; d++) {
+				uint64_t addr;
+
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				addr = 0x401000 + (x % NADDR) * 16;
+				f[d] = fr(addr, &map_exe, names[addr % 7]);
+			}
+			/* Make stack i unique: its root frame encodes i. */
+			f[depth - 1] = fr(0x7f0000000000 + i, &map_lib, "root");
+			w = 1 + i % 3;
+			assert_int_equal(aggregate_add(a, (uint32_t)(1000 + i % 37), f,
+						       depth, w), 0);
+			total += w;
+		}
+		s = aggregate_stacks(a, &n);
+		assert_int_equal(n, NSTACKS);
+	}
+	s = aggregate_stacks(a, &n);
+	w = 0;
+	for (i = 0; i < n; i++) {
+		assert_int_equal(s[i].samples, 2);
+		assert_int_equal(s[i].weight, 2 * (1 + i % 3));
+		assert_int_equal(s[i].tid, 1000 + i % 37);
+		assert_int_equal(s[i].nlocs, 2 + i % (DEPTH_MAX - 1));
+		w += s[i].weight;
+	}
+	assert_int_equal(w, total);
+	aggregate_locations(a, &n);
+	assert_in_range(n, NSTACKS, NSTACKS + NADDR);
+	aggregate_functions(a, &n);
+	assert_int_equal(n, 8);
+	aggregate_threads(a, &n);
+	assert_int_equal(n, 37);
+	assert_int_equal(aggregate_info(a)->samples, 2 * NSTACKS);
+	aggregate_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_free),
+		cmocka_unit_test(test_dedup_per_tid),
+		cmocka_unit_test(test_interning),
+		cmocka_unit_test(test_unnamed_frame),
+		cmocka_unit_test(test_empty_stack),
+		cmocka_unit_test(test_thread_names),
+		cmocka_unit_test(test_many_stacks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,543 @@
+/*
+ * test_pprof.c - unit tests of the pprof writer: the encoded profile is
+ * gunzipped and decoded with protobuf-c and checked field by field; the
+ * file writer is checked for atomicity (no temp files left behind, target
+ * untouched on error) and the pre-flight check for its error messages.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+#include "pmutop/aggregate.h"
+#include "pmutop/maps.h"
+#include "pmutop/pprof.h"
+#include "pmutop/symbolize.h"
+#include "pmutop/unwind.h"
+
+typedef Perftools__Profiles__Profile Profile;
+
+static struct mapping map_exe = {
+	.id = 3, .start = 0x400000, .end = 0x480000, .pgoff = 0x1000,
+	.exec = true, .path = "/usr/bin/app",
+};
+static struct mapping map_lib = {
+	.id = 4, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0x2000,
+	.exec = true, .path = "/usr/lib/libx.so",
+};
+
+/*
+ * tid 100 "worker": hot <- libfn <- main   x2, 3000 events
+ * tid 101 (no name): hot <- main           x1, 1000 events
+ * tid 100 "worker": <unnamed> <- main      x1,  500 events
+ */
+static struct aggregate *sample_aggregate(void)
+{
+	struct frame a[3] = {
+		{ .addr = 0x401000, .map = &map_exe, .func = "hot" },
+		{ .addr = 0x7f0000000100, .map = &map_lib, .func = "libfn" },
+		{ .addr = 0x402000, .map = &map_exe, .func = "main" },
+	};
+	struct frame b[2] = { a[0], a[2] };
+	struct frame c[2] = { { .addr = 0x403000, .map = &map_exe, .func = NULL }, a[2] };
+	struct aggregate *agg = aggregate_new();
+	struct agg_info *info;
+
+	assert_non_null(agg);
+	assert_int_equal(aggregate_add(agg, 100, a, 3, 1000), 0);
+	assert_int_equal(aggregate_add(agg, 100, a, 3, 2000), 0);
+	assert_int_equal(aggregate_add(agg, 101, b, 2, 1000), 0);
+	assert_int_equal(aggregate_add(agg, 100, c, 2, 500), 0);
+	aggregate_set_thread_name(agg, 100, "worker");
+	info = aggregate_info(agg);
+	info->event = "cycles";
+	info->event_unit = "count";
+	info->period = 1000;
+	info->start_ns = 1700000000123456789ULL;
+	info->duration_ns = 2500000000ULL;
+	info->lost = 3;
+	info->throttled = 1;
+	info->outcomes[UNWIND_ROOT] = 3;
+	info->outcomes[UNWIND_STACK_CUT] = 1;
+	return agg;
+}
+
+/* gunzip (gzip framing only) and unpack. */
+static Profile *decode(const unsigned char *gz, size_t len)
+{
+	size_t cap = 1 << 20;
+	unsigned char *raw = malloc(cap);
+	z_stream zs;
+	Profile *p;
+
+	assert_non_null(raw);
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)gz;
+	zs.avail_in = (unsigned)len;
+	zs.next_out = raw;
+	zs.avail_out = (unsigned)cap;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.avail_in, 0);
+	p = perftools__profiles__profile__unpack(NULL, zs.total_out, raw);
+	inflateEnd(&zs);
+	free(raw);
+	assert_non_null(p);
+	return p;
+}
+
+static Profile *decode_file(const char *path)
+{
+	unsigned char *buf = malloc(1 << 20);
+	Profile *p;
+	size_t n;
+	FILE *f;
+
+	assert_non_null(buf);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	n = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	assert_true(n > 20);
+	assert_int_equal(buf[0], 0x1f); /* gzip magic */
+	assert_int_equal(buf[1], 0x8b);
+	p = decode(buf, n);
+	free(buf);
+	return p;
+}
+
+static const char *S(const Profile *p, int64_t i)
+{
+	assert_in_range(i, 0, p->n_string_table - 1);
+	return p->string_table[i];
+}
+
+static const char *label_str(const Profile *p, const Perftools__Profiles__Sample *s,
+			     const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(S(p, s->label[i]->key), key) && s->label[i]->str)
+			return S(p, s->label[i]->str);
+	return NULL;
+}
+
+static int64_t label_num(const Profile *p, const Perftools__Profiles__Sample *s,
+			 const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_label; i++)
+		if (!strcmp(S(p, s->label[i]->key), key))
+			return s->label[i]->num;
+	return -1;
+}
+
+static const Perftools__Profiles__Location *loc(const Profile *p, uint64_t id)
+{
+	assert_in_range(id, 1, p->n_location);
+	assert_int_equal(p->location[id - 1]->id, id);
+	return p->location[id - 1];
+}
+
+static const Perftools__Profiles__Function *func(const Profile *p, uint64_t id)
+{
+	assert_in_range(id, 1, p->n_function);
+	assert_int_equal(p->function[id - 1]->id, id);
+	return p->function[id - 1];
+}
+
+static const Perftools__Profiles__Mapping *mapping(const Profile *p, uint64_t id)
+{
+	assert_in_range(id, 1, p->n_mapping);
+	assert_int_equal(p->mapping[id - 1]->id, id);
+	return p->mapping[id - 1];
+}
+
+/* "hot;libfn;main" - function names of a sample, leaf first. */
+static void stack_names(const Profile *p, const Perftools__Profiles__Sample *s,
+			char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < s->n_location_id; i++) {
+		const Perftools__Profiles__Location *l = loc(p, s->location_id[i]);
+
+		assert_int_equal(l->n_line, 1);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ";" : "",
+					 S(p, func(p, l->line[0]->function_id)->name));
+	}
+}
+
+/* Checks everything sample_aggregate() put in. */
+static void check_profile(const Profile *p)
+{
+	char names[256], expect[256], fallback[64];
+	struct frame unnamed = { .addr = 0x403000, .map = &map_exe };
+	bool seen[3] = { false, false, false };
+	size_t i, j;
+
+	assert_true(p->n_string_table > 0);
+	assert_string_equal(p->string_table[0], "");
+	for (i = 1; i < p->n_string_table; i++)
+		for (j = i + 1; j < p->n_string_table; j++)
+			assert_string_not_equal(p->string_table[i], p->string_table[j]);
+
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(S(p, p->sample_type[0]->type), "samples");
+	assert_string_equal(S(p, p->sample_type[0]->unit), "count");
+	assert_string_equal(S(p, p->sample_type[1]->type), "cycles");
+	assert_string_equal(S(p, p->sample_type[1]->unit), "count");
+	assert_non_null(p->period_type);
+	assert_string_equal(S(p, p->period_type->type), "cycles");
+	assert_string_equal(S(p, p->period_type->unit), "count");
+	assert_int_equal(p->period, 1000);
+	assert_int_equal(p->time_nanos, 1700000000123456789LL);
+	assert_int_equal(p->duration_nanos, 2500000000LL);
+	assert_string_equal(S(p, p->default_sample_type), "cycles");
+
+	assert_int_equal(p->n_comment, 1 + UNWIND_NOUTCOMES);
+	assert_string_equal(S(p, p->comment[0]), "pmutop: samples=4 lost=3 throttled=1");
+	for (i = 0; i < UNWIND_NOUTCOMES; i++) {
+		snprintf(expect, sizeof(expect), "unwind %s: %d",
+			 unwind_outcome_name((enum unwind_outcome)i),
+			 i == UNWIND_ROOT ? 3 : i == UNWIND_STACK_CUT ? 1 : 0);
+		assert_string_equal(S(p, p->comment[1 + i]), expect);
+	}
+
+	symbolize_fallback_name(&unnamed, fallback, sizeof(fallback));
+	assert_int_equal(p->n_sample, 3);
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		int64_t tid = label_num(p, s, "tid");
+		const char *thread = label_str(p, s, "thread");
+
+		assert_int_equal(s->n_value, 2);
+		stack_names(p, s, names, sizeof(names));
+		if (!strcmp(names, "hot;libfn;main")) {
+			seen[0] = true;
+			assert_int_equal(tid, 100);
+			assert_non_null(thread);
+			assert_string_equal(thread, "worker");
+			assert_int_equal(s->value[0], 2);
+			assert_int_equal(s->value[1], 3000);
+		} else if (!strcmp(names, "hot;main")) {
+			seen[1] = true;
+			assert_int_equal(tid, 101);
+			assert_null(thread);
+			assert_int_equal(s->value[0], 1);
+			assert_int_equal(s->value[1], 1000);
+		} else {
+			snprintf(expect, sizeof(expect), "%s;main", fallback);
+			assert_string_equal(names, expect);
+			seen[2] = true;
+			assert_int_equal(tid, 100);
+			assert_string_equal(thread, "worker");
+			assert_int_equal(s->value[0], 1);
+			assert_int_equal(s->value[1], 500);
+		}
+	}
+	assert_true(seen[0] && seen[1] && seen[2]);
+
+	assert_int_equal(p->n_mapping, 2);
+	assert_int_equal(p->n_location, 4);
+	assert_int_equal(p->n_function, 4);
+	for (i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = loc(p, i + 1);
+		const Perftools__Profiles__Mapping *m = mapping(p, l->mapping_id);
+		const Perftools__Profiles__Function *f = func(p, l->line[0]->function_id);
+
+		assert_true(l->address >= m->memory_start && l->address < m->memory_limit);
+		assert_int_equal(f->name, f->system_name);
+		assert_string_equal(S(p, f->filename), S(p, m->filename));
+		if (l->address == 0x7f0000000100) {
+			assert_string_equal(S(p, f->name), "libfn");
+			assert_int_equal(m->memory_start, 0x7f0000000000);
+			assert_int_equal(m->memory_limit, 0x7f0000100000);
+			assert_int_equal(m->file_offset, 0x2000);
+			assert_string_equal(S(p, m->filename), "/usr/lib/libx.so");
+			assert_string_equal(S(p, m->build_id), "");
+			assert_true(m->has_functions);
+		} else {
+			assert_int_equal(m->memory_start, 0x400000);
+			assert_int_equal(m->memory_limit, 0x480000);
+			assert_int_equal(m->file_offset, 0x1000);
+			assert_string_equal(S(p, m->filename), "/usr/bin/app");
+			/* One of its locations had no symbol. */
+			assert_false(m->has_functions);
+		}
+	}
+}
+
+static void test_encode(void **state)
+{
+	struct aggregate *a = sample_aggregate();
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	Profile *p;
+
+	(void)state;
+	assert_int_equal(pprof_encode(a, &buf, &len), 0);
+	assert_non_null(buf);
+	assert_true(len > 20);
+	assert_int_equal(buf[0], 0x1f);
+	assert_int_equal(buf[1], 0x8b);
+	p = decode(buf, len);
+	check_profile(p);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(buf);
+	aggregate_free(a);
+}
+
+static void test_encode_empty(void **state)
+{
+	struct aggregate *a = aggregate_new();
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	Profile *p;
+
+	(void)state;
+	assert_int_equal(pprof_encode(a, &buf, &len), 0);
+	p = decode(buf, len);
+	assert_string_equal(p->string_table[0], "");
+	assert_int_equal(p->n_sample, 0);
+	assert_int_equal(p->n_sample_type, 2);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(buf);
+	aggregate_free(a);
+}
+
+/* ---- files ---- */
+
+static char tmpdir[256];
+
+static int setup_dir(void **state)
+{
+	const char *base = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/pmutop-test-pprof-XXXXXX",
+		 base && *base ? base : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_dir(void **state)
+{
+	char cmd[512];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Names in dir, sorted, joined with ' '. */
+static void list_dir(const char *dir, char *buf, size_t len)
+{
+	struct dirent **ents;
+	size_t used = 0;
+	int n, i;
+
+	buf[0] = 0;
+	n = scandir(dir, &ents, NULL, alphasort);
+	assert_true(n >= 0);
+	for (i = 0; i < n; i++) {
+		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? " " : "", ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void test_write(void **state)
+{
+	struct aggregate *a = sample_aggregate();
+	char path[512], err[512], names[512];
+	struct stat st;
+	mode_t old = umask(022);
+	Profile *p;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.pb.gz", tmpdir);
+	assert_int_equal(pprof_write(a, path, err, sizeof(err)), 0);
+	list_dir(tmpdir, names, sizeof(names));
+	assert_string_equal(names, "out.pb.gz");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	p = decode_file(path);
+	check_profile(p);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+
+	/* Overwriting keeps the file's permissions. */
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(pprof_write(a, path, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	list_dir(tmpdir, names, sizeof(names));
+	assert_string_equal(names, "out.pb.gz");
+	umask(old);
+	aggregate_free(a);
+}
+
+static void test_write_missing_dir(void **state)
+{
+	struct aggregate *a = sample_aggregate();
+	char path[512], err[512] = "", names[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nope/out.pb.gz", tmpdir);
+	assert_int_equal(pprof_write(a, path, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "does not exist"));
+	list_dir(tmpdir, names, sizeof(names));
+	assert_string_equal(names, "");
+	aggregate_free(a);
+}
+
+static void test_write_over_dir(void **state)
+{
+	struct aggregate *a = sample_aggregate();
+	char path[512], err[512] = "", names[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/d", tmpdir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(pprof_write(a, path, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, path));
+	list_dir(tmpdir, names, sizeof(names));
+	assert_string_equal(names, "d");
+	aggregate_free(a);
+}
+
+/*
+ * A write that fails half-way (here: the file size limit, which fails like
+ * a full disk would) removes the temp file and leaves the old profile.
+ */
+static void test_write_error_keeps_old(void **state)
+{
+	struct aggregate *a = sample_aggregate();
+	char path[512], err[512] = "", names[512], buf[16];
+	struct rlimit old, small;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.pb.gz", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old", f);
+	fclose(f);
+
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 16;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	assert_int_equal(pprof_write(a, path, err, sizeof(err)), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+
+	assert_non_null(strstr(err, path));
+	list_dir(tmpdir, names, sizeof(names));
+	assert_string_equal(names, "out.pb.gz");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "old");
+	aggregate_free(a);
+}
+
+static void test_check_writable(void **state)
+{
+	char path[512], err[512], names[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.pb.gz", tmpdir);
+	err[0] = 0;
+	assert_int_equal(pprof_check_writable(path, err, sizeof(err)), 0);
+	list_dir(tmpdir, names, sizeof(names));
+	assert_string_equal(names, ""); /* the probe file is gone */
+
+	/* Relative path in the current directory. */
+	if (access(".", W_OK) == 0)
+		assert_int_equal(pprof_check_writable("pmutop-relative.pb.gz", err,
+						      sizeof(err)), 0);
+
+	snprintf(path, sizeof(path), "%s/missing/out.pb.gz", tmpdir);
+	assert_int_equal(pprof_check_writable(path, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "does not exist"));
+
+	assert_int_equal(pprof_check_writable(tmpdir, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, tmpdir));
+	assert_non_null(strstr(err, "directory"));
+
+	snprintf(path, sizeof(path), "%s/", tmpdir);
+	assert_int_equal(pprof_check_writable(path, err, sizeof(err)), -EISDIR);
+
+	/* A path component that is a file. */
+	snprintf(path, sizeof(path), "%s/file", tmpdir);
+	fclose(fopen(path, "w"));
+	snprintf(path, sizeof(path), "%s/file/out.pb.gz", tmpdir);
+	assert_int_equal(pprof_check_writable(path, err, sizeof(err)), -ENOTDIR);
+	assert_non_null(strstr(err, path));
+	snprintf(path, sizeof(path), "%s/file", tmpdir);
+	unlink(path);
+
+	/* rename() would replace a device node: refused. */
+	assert_int_equal(pprof_check_writable("/dev/null", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "/dev/null"));
+
+	assert_int_equal(pprof_check_writable("", err, sizeof(err)), -EINVAL);
+}
+
+static void test_check_readonly_dir(void **state)
+{
+	char dir[512], path[600], err[512];
+
+	(void)state;
+	if (geteuid() == 0) {
+		print_message("skipped: root can write to read-only directories\n");
+		skip();
+	}
+	snprintf(dir, sizeof(dir), "%s/ro", tmpdir);
+	assert_int_equal(mkdir(dir, 0555), 0);
+	snprintf(path, sizeof(path), "%s/out.pb.gz", dir);
+	assert_int_equal(pprof_check_writable(path, err, sizeof(err)), -EACCES);
+	assert_non_null(strstr(err, path));
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_encode_empty),
+		cmocka_unit_test_setup_teardown(test_write, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_write_missing_dir, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_write_over_dir, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_write_error_keeps_old, setup_dir,
+						teardown_dir),
+		cmocka_unit_test_setup_teardown(test_check_writable, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_check_readonly_dir, setup_dir,
+						teardown_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
