@@ -213,12 +213,39 @@ static void build_header(struct build *b, const struct agg_info *info, bool *fai
 	b->prof.comment = b->comments;
 }
 
+/* A shared object by its name: "libc.so.6", "ld-linux-x86-64.so.2", "x.so". */
+static bool is_shared_object(const char *file)
+{
+	const char *base = strrchr(file, '/'), *so;
+
+	base = base ? base + 1 : file;
+	so = strstr(base, ".so");
+	return so && (so[3] == 0 || so[3] == '.');
+}
+
+/*
+ * pprof takes the first mapping listed for the main binary (the "File:"
+ * and "Build ID:" header lines, symbolization defaults). Mappings are
+ * interned in order of first sight, which is often the dynamic loader, so
+ * list the first file-backed mapping that is not a shared object first.
+ * Ids are unchanged; only the order in the message differs.
+ */
+static size_t main_mapping(const struct agg_mapping *am, size_t nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm; i++)
+		if (am[i].file[0] == '/' && !is_shared_object(am[i].file))
+			return i;
+	return 0;
+}
+
 static int build_tables(struct build *b, const struct aggregate *a, bool *failed)
 {
 	const struct agg_mapping *am;
 	const struct agg_function *af;
 	const struct agg_location *al;
-	size_t nm, nf, nl, i;
+	size_t nm, nf, nl, i, first, k = 1;
 
 	am = aggregate_mappings(a, &nm);
 	af = aggregate_functions(a, &nf);
@@ -246,8 +273,10 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 		m->filename = str(b, am[i].file, failed);
 		m->build_id = str(b, am[i].build_id, failed);
 		m->has_functions = am[i].has_functions;
-		b->mapp[i] = m;
 	}
+	first = main_mapping(am, nm);
+	for (i = 0; i < nm; i++)
+		b->mapp[i == first ? 0 : k++] = &b->maps[i];
 	for (i = 0; i < nf; i++) {
 		Perftools__Profiles__Function *f = &b->funcs[i];
 

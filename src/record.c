@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -133,7 +134,7 @@ static int on_record(void *arg, const struct perf_rec *r)
 		if (r->mmap.pid != (uint32_t)s->pid)
 			break;
 		maps_add(s->maps, r->mmap.start, r->mmap.len, r->mmap.pgoff,
-			 ((uint64_t)r->mmap.maj << 32) | r->mmap.min, r->mmap.ino,
+			 makedev(r->mmap.maj, r->mmap.min), r->mmap.ino,
 			 (r->mmap.prot & 4) != 0, r->mmap.filename);
 		/* New code at an address may replace old code with cached unwind rules. */
 		if (r->mmap.prot & 4)

@@ -61,7 +61,7 @@ struct agg_info {
 	uint64_t period;            /* nominal events per sample */
 	uint64_t start_ns;          /* wall clock (CLOCK_REALTIME) at start */
 	uint64_t duration_ns;
-	uint64_t samples;           /* samples aggregated */
+	uint64_t samples;           /* samples aggregated (aggregate_add counts them) */
 	uint64_t lost;              /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled;         /* THROTTLE records */
 	uint64_t foreign;           /* samples of other processes (dropped) */
@@ -76,6 +76,7 @@ void aggregate_free(struct aggregate *a);
 /*
  * Count one sample of `weight` events on thread tid with the given frames
  * (leaf first). Returns 0 or -ENOMEM (the sample is then dropped).
+ * Strings the frames point to are copied; n may be 0.
  */
 int aggregate_add(struct aggregate *a, uint32_t tid, const struct frame *frames,
 		  unsigned n, uint64_t weight);
@@ -87,7 +88,11 @@ void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *na
 struct agg_info *aggregate_info(struct aggregate *a);
 const struct agg_info *aggregate_info_const(const struct aggregate *a);
 
-/* Read-only views. Arrays are indexed by id - 1 for mappings/functions/locations. */
+/*
+ * Read-only views. Arrays are indexed by id - 1 for mappings/functions/locations.
+ * The arrays may move on the next aggregate_add() or aggregate_set_thread_name();
+ * the strings and agg_stack.locs they point to live until aggregate_free().
+ */
 const struct agg_stack *aggregate_stacks(const struct aggregate *a, size_t *n);
 const struct agg_location *aggregate_locations(const struct aggregate *a, size_t *n);
 const struct agg_function *aggregate_functions(const struct aggregate *a, size_t *n);

@@ -20,7 +20,7 @@ struct mapping {
 	uint32_t id;            /* unique within the maps, from 1 */
 	uint64_t start, end;    /* [start, end) in the target */
 	uint64_t pgoff;         /* file offset of start */
-	uint64_t dev, ino;
+	uint64_t dev, ino;      /* dev = makedev(major, minor) */
 	bool exec;              /* PROT_EXEC */
 	char *path;             /* as the kernel names it ("/usr/lib/..", "[vdso]", "") */
 	struct module *mod;     /* ELF file behind it, or NULL (anon, unreadable) */

@@ -1,0 +1,221 @@
+/*
+ * test_cli.c - command-line parsing and event names: every option's happy
+ * path, and every bad value rejected with the value quoted in the message.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmutop/cli.h"
+#include "pmutop/events.h"
+
+static char err[512];
+
+/* Parse a NULL-terminated list of arguments (argv[0] is added). */
+static int parse(struct pmutop_opts *o, ...)
+{
+	static char *argv[64];
+	va_list ap;
+	int argc = 0;
+	FILE *devnull = fopen("/dev/null", "w");
+	int r;
+
+	argv[argc++] = "pmutop";
+	va_start(ap, o);
+	for (char *a; (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = 0;
+	r = cli_parse(argc, argv, o, devnull, err, sizeof(err));
+	fclose(devnull);
+	return r;
+}
+
+static void attach_with_all_options(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-p", "1234", "-e", "branchMisses", "--period", "5000",
+			       "--duration", "2.5", "--dump", "out.pb.gz", "--stack-size", "8192",
+			       "--max-depth", "64", "--mmap-pages", "64", "--kernel", "-q", NULL), 0);
+	assert_int_equal(o.pid, 1234);
+	assert_string_equal(o.event.name, "branchMisses");
+	assert_int_equal(o.event.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(o.event.config, PERF_COUNT_HW_BRANCH_MISSES);
+	assert_true(o.event_given);
+	assert_int_equal(o.period, 5000);
+	assert_true(o.duration > 2.49 && o.duration < 2.51);
+	assert_string_equal(o.dump, "out.pb.gz");
+	assert_int_equal(o.stack_size, 8192);
+	assert_int_equal(o.max_depth, 64);
+	assert_int_equal(o.mmap_pages, 64);
+	assert_true(o.kernel);
+	assert_true(o.quiet);
+	assert_null(o.cmd);
+}
+
+static void launch_mode_keeps_command_args(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-e", "cacheMisses", "--", "./prog", "-x", "--y", NULL), 0);
+	assert_non_null(o.cmd);
+	assert_string_equal(o.cmd[0], "./prog");
+	assert_string_equal(o.cmd[1], "-x");
+	assert_string_equal(o.cmd[2], "--y");
+	assert_null(o.cmd[3]);
+	assert_int_equal(o.pid, 0);
+	/* defaults */
+	assert_int_equal(o.stack_size, 16384);
+	assert_int_equal(o.max_depth, 128);
+	assert_int_equal(o.period, 0);
+}
+
+static void default_event_is_cycles_not_given(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-p", "1", NULL), 0);
+	assert_string_equal(o.event.name, "cycles");
+	assert_false(o.event_given);
+}
+
+static void bad_values_are_rejected_with_the_value(void **state)
+{
+	struct pmutop_opts o;
+	static const char *cases[][3] = {
+		{ "--period", "0", "0" },
+		{ "--period", "12abc", "12abc" },
+		{ "--period", "-5", "-5" },
+		{ "-p", "abc", "abc" },
+		{ "-p", "0", "0" },
+		{ "--duration", "soon", "soon" },
+		{ "--duration", "-1", "-1" },
+		{ "-F", "0", "0" },
+		{ "--stack-size", "100000", "100000" },
+		{ "--mmap-pages", "3", "3" },
+		{ "--max-depth", "0", "0" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(&o, "-p", "1", (char *)cases[i][0], (char *)cases[i][1], NULL),
+				 -EINVAL);
+		assert_non_null(strstr(err, cases[i][2]));
+	}
+}
+
+static void conflicts_are_rejected(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, NULL), -EINVAL);
+	assert_non_null(strstr(err, "nothing to profile"));
+	assert_int_equal(parse(&o, "-p", "1", "--", "ls", NULL), -EINVAL);
+	assert_int_equal(parse(&o, "-p", "1", "--period", "10", "-F", "99", NULL), -EINVAL);
+	assert_int_equal(parse(&o, "-p", "1", "--no-such-option", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--no-such-option"));
+	assert_int_equal(parse(&o, "-p", "1", "--dump", NULL), -EINVAL);
+}
+
+static void help_and_version_exit_early(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "--help", NULL), 1);
+	assert_int_equal(parse(&o, "--version", NULL), 1);
+}
+
+static void event_spellings(void **state)
+{
+	struct pmu_event ev;
+	static const struct { const char *spell, *name; } same[] = {
+		{ "cycles", "cycles" }, { "cpu-cycles", "cycles" },
+		{ "instructions", "instructions" },
+		{ "cacheMisses", "cacheMisses" }, { "cache-misses", "cacheMisses" },
+		{ "cacheReferences", "cacheReferences" }, { "cache-references", "cacheReferences" },
+		{ "branches", "branches" }, { "branch-instructions", "branches" },
+		{ "branchMisses", "branchMisses" }, { "branch-misses", "branchMisses" },
+		{ "cpu-clock", "cpu-clock" }, { "task-clock", "task-clock" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		assert_int_equal(events_parse(same[i].spell, &ev, err, sizeof(err)), 0);
+		assert_string_equal(ev.name, same[i].name);
+		assert_true(ev.preset_period > 0);
+	}
+	assert_int_equal(events_parse("task-clock", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.type, PERF_TYPE_SOFTWARE);
+	assert_false(ev.hardware);
+	assert_string_equal(ev.unit, "nanoseconds");
+}
+
+static void raw_events(void **state)
+{
+	struct pmu_event ev;
+
+	(void)state;
+	assert_int_equal(events_parse("r01c2", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.type, PERF_TYPE_RAW);
+	assert_int_equal(ev.config, 0x1c2);
+	assert_int_equal(events_parse("r0x1C2", &ev, err, sizeof(err)), 0);
+	assert_int_equal(ev.config, 0x1c2);
+	assert_string_equal(ev.name, "r1c2");
+	assert_int_equal(events_parse("r", &ev, err, sizeof(err)), -EINVAL);
+	assert_int_equal(events_parse("r0xZZ", &ev, err, sizeof(err)), -EINVAL);
+}
+
+static void unknown_events_suggest(void **state)
+{
+	struct pmu_event ev;
+
+	(void)state;
+	assert_int_equal(events_parse("cyles", &ev, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "did you mean \"cycles\""));
+	assert_int_equal(events_parse("branchMises", &ev, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "branchMisses"));
+	assert_int_equal(events_parse("nosuchevent", &ev, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "nosuchevent"));
+	assert_int_equal(events_parse("", &ev, err, sizeof(err)), -EINVAL);
+}
+
+static void software_events_open_here(void **state)
+{
+	struct pmu_event ev;
+
+	(void)state;
+	/* task-clock is a software event: every Linux with perf events has it. */
+	assert_int_equal(events_parse("task-clock", &ev, err, sizeof(err)), 0);
+	assert_int_equal(events_probe(&ev, false), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(attach_with_all_options),
+		cmocka_unit_test(launch_mode_keeps_command_args),
+		cmocka_unit_test(default_event_is_cycles_not_given),
+		cmocka_unit_test(bad_values_are_rejected_with_the_value),
+		cmocka_unit_test(conflicts_are_rejected),
+		cmocka_unit_test(help_and_version_exit_early),
+		cmocka_unit_test(event_spellings),
+		cmocka_unit_test(raw_events),
+		cmocka_unit_test(unknown_events_suggest),
+		cmocka_unit_test(software_events_open_here),
+	};
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
