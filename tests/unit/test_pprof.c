@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -162,11 +163,16 @@ static const Perftools__Profiles__Function *func(const Profile *p, uint64_t id)
 	return p->function[id - 1];
 }
 
+/* Mappings are not necessarily listed in id order (main binary first). */
 static const Perftools__Profiles__Mapping *mapping(const Profile *p, uint64_t id)
 {
-	assert_in_range(id, 1, p->n_mapping);
-	assert_int_equal(p->mapping[id - 1]->id, id);
-	return p->mapping[id - 1];
+	size_t i;
+
+	for (i = 0; i < p->n_mapping; i++)
+		if (p->mapping[i]->id == id)
+			return p->mapping[i];
+	fail_msg("no mapping %" PRIu64, id);
+	return NULL;
 }
 
 /* "hot;libfn;main" - function names of a sample, leaf first. */
@@ -318,6 +324,43 @@ static void test_encode_empty(void **state)
 	assert_string_equal(p->string_table[0], "");
 	assert_int_equal(p->n_sample, 0);
 	assert_int_equal(p->n_sample_type, 2);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(buf);
+	aggregate_free(a);
+}
+
+/* pprof reads the first mapping as the main binary: not the loader or libc. */
+static void test_main_mapping_first(void **state)
+{
+	struct mapping ld = {
+		.id = 1, .start = 0x7f1000000000, .end = 0x7f1000030000,
+		.path = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+	};
+	struct mapping libc = {
+		.id = 2, .start = 0x7f2000000000, .end = 0x7f2000200000,
+		.path = "/usr/lib/x86_64-linux-gnu/libc.so.6",
+	};
+	struct frame f[3] = {
+		{ .addr = 0x7f1000000100, .map = &ld, .func = "_dl_start" },
+		{ .addr = 0x7f2000000100, .map = &libc, .func = "__libc_start_main" },
+		{ .addr = 0x401000, .map = &map_exe, .func = "main" },
+	};
+	struct aggregate *a = aggregate_new();
+	unsigned char *buf = NULL;
+	size_t len = 0, i;
+	uint64_t ids = 0;
+	Profile *p;
+
+	(void)state;
+	assert_int_equal(aggregate_add(a, 1, f, 3, 1), 0);
+	assert_int_equal(pprof_encode(a, &buf, &len), 0);
+	p = decode(buf, len);
+	assert_int_equal(p->n_mapping, 3);
+	assert_string_equal(S(p, p->mapping[0]->filename), "/usr/bin/app");
+	assert_int_equal(p->mapping[0]->id, 3);
+	for (i = 0; i < p->n_mapping; i++)
+		ids |= 1u << p->mapping[i]->id;
+	assert_int_equal(ids, 0xe); /* each of 1, 2, 3 once */
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(buf);
 	aggregate_free(a);
@@ -529,6 +572,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_empty),
+		cmocka_unit_test(test_main_mapping_first),
 		cmocka_unit_test_setup_teardown(test_write, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_write_missing_dir, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_write_over_dir, setup_dir, teardown_dir),
