@@ -68,7 +68,7 @@ static void print_help(FILE *out)
 "      --stack-size BYTES user stack copied per sample (default %d, max 65528)\n"
 "      --max-depth N      frames per stack at most (default %d)\n"
 "      --mmap-pages N     ring buffer data pages per CPU, a power of 2\n"
-"                         (default: 128, the most a non-root user gets)\n"
+"                         (default: 128, what a non-root user may lock; 512 as root)\n"
 "      --rows N           rows of the table printed without --dump (default: all)\n"
 "      --kernel           also sample in kernel mode (needs perf_event_paranoid<=1)\n"
 "  -q, --quiet            no summary on stderr\n"
