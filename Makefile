@@ -9,6 +9,7 @@
 # Objects go to $(BUILD) (build/ by default); V=1 shows full commands.
 
 BUILD    ?= build
+PMUTOP_OUT ?= pmutop
 PREFIX   ?= /usr/local
 CC       ?= cc
 PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw
@@ -42,9 +43,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all test unit e2e check-asan demo bench install clean deps
-all: pmutop
+all: $(PMUTOP_OUT)
 
-pmutop: $(BUILD)/src/main.o $(LIB)
+$(PMUTOP_OUT): $(BUILD)/src/main.o $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
@@ -83,7 +84,7 @@ deps:
 unit: $(UNIT_BIN)
 	$(Q)bash tests/run-unit.sh $(UNIT_BIN)
 
-e2e: pmutop workloads
+e2e: $(PMUTOP_OUT) workloads
 	$(Q)bash tests/e2e/run.sh
 
 test: deps
@@ -92,25 +93,22 @@ test: deps
 	$(Q)bash tests/e2e/run.sh
 
 check-asan: deps
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan PMUTOP_OUT=build-asan/pmutop \
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		EXTRA_LDFLAGS="-fsanitize=address,undefined" PMUTOP_BIN=build-asan/pmutop \
-		build-asan/pmutop asan-unit asan-e2e
-
-build-asan/pmutop: $(BUILD)/src/main.o $(LIB)
-	@echo "  LINK    $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+		EXTRA_LDFLAGS="-fsanitize=address,undefined" asan-unit asan-e2e
 
 asan-unit: $(UNIT_BIN)
-	$(Q)ASAN_OPTIONS=detect_leaks=1 bash tests/run-unit.sh $(UNIT_BIN)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash tests/run-unit.sh $(UNIT_BIN)
 
-asan-e2e: workloads
-	$(Q)PMUTOP=$(BUILD)/pmutop PMUTOP_QUICK=1 bash tests/e2e/run.sh
+asan-e2e: $(PMUTOP_OUT) workloads
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		PMUTOP=$(PMUTOP_OUT) PMUTOP_QUICK=1 bash tests/e2e/run.sh
 
-demo: pmutop workloads
+demo: $(PMUTOP_OUT) workloads
 	$(Q)./pmutop --duration 3 -- $(WORKLOAD_DIR)/shares 4
 
-bench: pmutop workloads
+bench: $(PMUTOP_OUT) workloads
 	$(Q)bash bench/run.sh
 
 install: pmutop
