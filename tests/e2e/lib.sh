@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # W, EV, EV_HW, ... are set for the tests.
 # tests/e2e/lib.sh - helpers sourced by the end-to-end tests (t_*.sh).
 #
 # A test is a bash script that sources this file, calls e2e_init, runs
@@ -135,9 +137,9 @@ wait_gone() {
 
 # wait_started PID: give a just-started workload time to exec and get going.
 wait_started() {
-	local i
+	local _
 
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[[ -r /proc/$1/exe ]] && [[ $(readlink "/proc/$1/exe") != *bash* ]] && break
 		sleep 0.02
 	done
