@@ -30,7 +30,7 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -DPMUTOP_VERSION=\"$(VERSION)\" -Iinclude -Iui -I$(BUILD)/proto \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lpthread $(EXTRA_LDFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -lpfm -lpthread $(EXTRA_LDFLAGS)
 
 PROTO_C  := $(BUILD)/proto/profile.pb-c.c
 PROTO_H  := $(BUILD)/proto/profile.pb-c.h
@@ -116,3 +116,25 @@ install: pmutop
 
 clean:
 	rm -rf build build-asan pmutop
+
+# ---- hardening: fuzzing and valgrind (issue 7) ------------------------------
+#   make fuzz           build the libFuzzer targets with clang (installed on
+#                       demand) in build-fuzz/ and run each for FUZZ_SECONDS
+#   make check-valgrind pmutop under valgrind memcheck on a short workload
+FUZZ_SECONDS ?= 30
+
+-include tests/fuzz/fuzz.mk
+
+.PHONY: fuzz check-valgrind
+fuzz:
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
+
+check-valgrind: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build-vg PMUTOP_OUT=build-vg/pmutop \
+		CFLAGS="-O1 -g" build-vg/pmutop workloads
+	$(Q)PMUTOP=build-vg/pmutop WORKLOAD_DIR=build-vg/workloads bash tests/valgrind/run.sh
+
+clean: clean-hardening
+.PHONY: clean-hardening
+clean-hardening:
+	rm -rf build-fuzz build-vg

@@ -15,6 +15,7 @@
 
 #define DEFAULT_STACK_SIZE 16384
 #define DEFAULT_MAX_DEPTH 128
+#define DEFAULT_REFRESH 1.0
 
 enum {
 	OPT_PERIOD = 256,
@@ -26,6 +27,12 @@ enum {
 	OPT_KERNEL,
 	OPT_ROWS,
 	OPT_VERSION,
+	OPT_LIST_EVENTS,
+	OPT_DUMP_SPLIT,
+	OPT_TOP,
+	OPT_NO_TUI,
+	OPT_REFRESH,
+	OPT_LOAD,
 };
 
 static const struct option long_opts[] = {
@@ -41,8 +48,14 @@ static const struct option long_opts[] = {
 	{ "rows", required_argument, NULL, OPT_ROWS },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "top", no_argument, NULL, OPT_TOP },
+	{ "no-tui", no_argument, NULL, OPT_NO_TUI },
+	{ "refresh", required_argument, NULL, OPT_REFRESH },
+	{ "load", required_argument, NULL, OPT_LOAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "dump-split", no_argument, NULL, OPT_DUMP_SPLIT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -51,20 +64,26 @@ static void print_help(FILE *out)
 	fprintf(out,
 "Usage: pmutop -p PID [options]\n"
 "       pmutop [options] -- COMMAND [ARGS...]\n"
+"       pmutop --load PROFILE.pb.gz\n"
 "\n"
 "Sample every thread of a process on a hardware performance counter (or a\n"
 "software clock), unwind each sample's user stack remotely, and report where\n"
-"the events happen: as a pprof profile (--dump) or a flat/cumulative table.\n"
+"the events happen: in a live view when stdout is a terminal, as a pprof\n"
+"profile (--dump), or as a flat/cumulative table at the end.\n"
 "\n"
 "Options:\n"
 "  -p, --pid PID          profile the running process PID (all its threads)\n"
 "  -e, --event EVENT      event to sample on (default: cycles, or task-clock\n"
-"                         when this machine has no hardware PMU)\n"
+"                         when this machine has no hardware PMU); a comma\n"
+"                         list or repeated -e samples several at once\n"
+"      --list-events      print the events usable on this machine and exit\n"
 "      --period N         sample every N events (default: the event's preset)\n"
 "  -F, --freq HZ          sample at about HZ samples/s per thread instead\n"
 "      --duration SEC     stop after SEC seconds (default: until the target\n"
 "                         exits or SIGINT/SIGTERM)\n"
 "      --dump FILE        write a gzip-compressed pprof profile to FILE\n"
+"      --dump-split       with several events: one file per event\n"
+"                         (FILE.pb.gz -> FILE.EVENT.pb.gz)\n"
 "      --stack-size BYTES user stack copied per sample (default %d, max 65528)\n"
 "      --max-depth N      frames per stack at most (default %d)\n"
 "      --mmap-pages N     ring buffer data pages per CPU, a power of 2\n"
@@ -72,6 +91,11 @@ static void print_help(FILE *out)
 "      --rows N           rows of the table printed without --dump (default: all)\n"
 "      --kernel           also sample in kernel mode (needs perf_event_paranoid<=1)\n"
 "  -q, --quiet            no summary on stderr\n"
+"      --top              the live view even with --dump (FILE is written on quit)\n"
+"      --no-tui           no live view: print the table at the end\n"
+"      --refresh SEC      live view refresh interval (default 1)\n"
+"      --load FILE        show a saved pprof profile (live view on a terminal,\n"
+"                         else the table)\n"
 "  -h, --help             this text\n"
 "      --version          version\n"
 "\n"
@@ -88,7 +112,10 @@ static void print_help(FILE *out)
 "  perf spellings are accepted too: cpu-cycles, cache-misses, branch-misses, ...\n"
 "\n"
 "Examples:\n"
-"  pmutop -p 1234 -e branchMisses                   table of branch misses\n"
+"  pmutop -p 1234 -e branchMisses                   live view of branch misses\n"
+"  pmutop -p 1234 --no-tui --duration 5             table of 5 seconds\n"
+"  pmutop -p 1234 --dump prof.pb.gz --top           live view, profile on quit\n"
+"  pmutop --load prof.pb.gz                         browse a saved profile\n"
 "  pmutop -p 1234 -e cycles --dump prof.pb.gz --duration 10\n"
 "  pmutop -e cacheMisses -- ./my_program args       launch and profile\n"
 "  go tool pprof -top prof.pb.gz                    read a profile\n");
@@ -118,18 +145,35 @@ bad:
 	return -EINVAL;
 }
 
+/* Every -e (each may be a comma list) into o->events; "cycles" when none. */
+static int parse_events(struct pmutop_opts *o, const char **specs, size_t nspecs,
+			char *err, size_t errlen)
+{
+	o->nevents = 0;
+	if (!nspecs && events_parse_list("cycles", o->events, PMUTOP_MAX_EVENTS, &o->nevents,
+					 err, errlen))
+		return -EINVAL;
+	for (size_t i = 0; i < nspecs; i++)
+		if (events_parse_list(specs[i], o->events, PMUTOP_MAX_EVENTS, &o->nevents, err, errlen))
+			return -EINVAL;
+	o->event = o->events[0];
+	return 0;
+}
+
 void cli_defaults(struct pmutop_opts *o)
 {
 	*o = (struct pmutop_opts){
 		.stack_size = DEFAULT_STACK_SIZE,
 		.max_depth = DEFAULT_MAX_DEPTH,
+		.refresh = DEFAULT_REFRESH,
 	};
 }
 
 int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 	      char *err, size_t errlen)
 {
-	const char *event = "cycles";
+	const char *event_specs[PMUTOP_MAX_EVENTS];
+	size_t nspecs = 0;
 	bool have_period = false;
 	uint64_t v;
 	int c;
@@ -145,8 +189,19 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 			o->pid = (pid_t)v;
 			break;
 		case 'e':
-			event = optarg;
+			if (nspecs == PMUTOP_MAX_EVENTS) {
+				snprintf(err, errlen, "too many -e options (at most %d events)",
+					 PMUTOP_MAX_EVENTS);
+				return -EINVAL;
+			}
+			event_specs[nspecs++] = optarg;
 			o->event_given = true;
+			break;
+		case OPT_LIST_EVENTS:
+			o->list_events = true;
+			break;
+		case OPT_DUMP_SPLIT:
+			o->dump_split = true;
 			break;
 		case OPT_PERIOD:
 			if (parse_u64("period", optarg, 1, (1ULL << 62), &o->period, err, errlen))
@@ -207,6 +262,31 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 		case 'q':
 			o->quiet = true;
 			break;
+		case OPT_TOP:
+			o->top = true;
+			break;
+		case OPT_NO_TUI:
+			o->no_tui = true;
+			break;
+		case OPT_REFRESH: {
+			char *end;
+			errno = 0;
+			o->refresh = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !isfinite(o->refresh) ||
+			    o->refresh < 0.05 || o->refresh > 3600) {
+				snprintf(err, errlen, "invalid refresh interval \"%s\" "
+					 "(expected seconds from 0.05 to 3600, e.g. 1 or 0.5)", optarg);
+				return -EINVAL;
+			}
+			break;
+		}
+		case OPT_LOAD:
+			if (!*optarg) {
+				snprintf(err, errlen, "--load needs a file name");
+				return -EINVAL;
+			}
+			o->load = optarg;
+			break;
 		case 'h':
 			print_help(out);
 			return 1;
@@ -227,19 +307,57 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 	if (optind < argc)
 		o->cmd = &argv[optind];
 
+	if (o->list_events)
+		return parse_events(o, event_specs, nspecs, err, errlen);
+	if (o->top && o->no_tui) {
+		snprintf(err, errlen, "--top and --no-tui are exclusive: give one");
+		return -EINVAL;
+	}
+	if (o->load) {
+		if (o->pid || o->cmd) {
+			snprintf(err, errlen, "--load shows a saved profile: give it without -p PID or a command");
+			return -EINVAL;
+		}
+		if (o->dump) {
+			snprintf(err, errlen, "--load shows a saved profile: --dump does not apply "
+				 "(press w in the view to write a copy)");
+			return -EINVAL;
+		}
+		return parse_events(o, event_specs, nspecs, err, errlen);
+	}
 	if (o->pid && o->cmd) {
 		snprintf(err, errlen, "give either -p PID or a command after --, not both");
 		return -EINVAL;
 	}
 	if (!o->pid && !o->cmd) {
-		snprintf(err, errlen, "nothing to profile: give -p PID or -- COMMAND (see --help)");
+		snprintf(err, errlen, "nothing to profile: give -p PID, -- COMMAND or --load FILE (see --help)");
 		return -EINVAL;
 	}
 	if (have_period && o->freq) {
 		snprintf(err, errlen, "--period and -F are exclusive: give one");
 		return -EINVAL;
 	}
-	if (events_parse(event, &o->event, err, errlen))
+	if (o->dump_split && !o->dump) {
+		snprintf(err, errlen, "--dump-split needs --dump FILE (files are FILE with the event "
+			 "name added before the extension)");
 		return -EINVAL;
+	}
+	return parse_events(o, event_specs, nspecs, err, errlen);
+}
+
+int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mode,
+	     char *err, size_t errlen)
+{
+	if (o->top && !stdout_tty) {
+		snprintf(err, errlen, "--top needs a terminal, but stdout is not one "
+			 "(drop --top to get the table, or run pmutop in a terminal)");
+		return -EINVAL;
+	}
+	if (o->load)
+		*mode = o->top || (stdout_tty && !o->no_tui) ? MODE_LOAD_TOP : MODE_LOAD_TABLE;
+	else if (o->top || (stdout_tty && !o->no_tui && !o->dump))
+		*mode = MODE_TOP;
+	else
+		*mode = MODE_RECORD;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "pmutop/cli.h"
+#include "pmutop/events.h"
 #include "pmutop/record.h"
 
 int main(int argc, char **argv)
@@ -19,6 +20,10 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
+	}
+	if (opts.list_events) {
+		events_list(stdout, opts.kernel);
+		return 0;
 	}
 	return record_run(&opts);
 }

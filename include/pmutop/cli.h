@@ -17,7 +17,11 @@
 struct pmutop_opts {
 	pid_t pid;               /* -p; 0 when launching a command */
 	char **cmd;              /* argv after "--", NULL-terminated; NULL in attach mode */
-	struct pmu_event event;  /* -e, parsed */
+	struct pmu_event event;  /* -e, parsed: the first event (events[0]) */
+	struct pmu_event events[PMUTOP_MAX_EVENTS]; /* every -e, in order */
+	size_t nevents;          /* >= 1 after a successful parse */
+	bool list_events;        /* --list-events: print usable events, exit */
+	bool dump_split;         /* --dump-split: one pprof file per event */
 	bool event_given;        /* -e was given (no silent fallback then) */
 	uint64_t period;         /* --period; 0 = event's preset */
 	uint64_t freq;           /* -F HZ; 0 = use a period */
@@ -29,6 +33,18 @@ struct pmutop_opts {
 	unsigned top_rows;       /* --rows in the text table; 0 = all */
 	bool kernel;             /* --kernel: also sample kernel mode */
 	bool quiet;              /* -q: no summary on stderr */
+	bool top;                /* --top: the live view even with --dump */
+	bool no_tui;             /* --no-tui: never the live view */
+	double refresh;          /* --refresh SEC: live view interval (default 1) */
+	const char *load;        /* --load FILE: show a saved pprof profile */
+};
+
+/* What pmutop does with the parsed options (see cli_mode()). */
+enum pmutop_mode {
+	MODE_RECORD,      /* sample, then write --dump or print the table */
+	MODE_TOP,         /* sample under the live view */
+	MODE_LOAD_TOP,    /* the live view on a saved profile (--load) */
+	MODE_LOAD_TABLE,  /* print a saved profile's table (--load, no terminal) */
 };
 
 /* Values of the options before parsing. */
@@ -40,5 +56,14 @@ void cli_defaults(struct pmutop_opts *o);
  */
 int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 	      char *err, size_t errlen);
+
+/*
+ * Choose the mode, like py-spy's top/record: the live view when stdout is a
+ * terminal and there is no --dump, or when --top asks for it; the text
+ * table when stdout is not a terminal or --no-tui. Returns 0, or -EINVAL
+ * with err filled when --top is given but stdout is not a terminal.
+ */
+int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mode,
+	     char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct pmu_event {
 	char name[64];          /* canonical name shown to users ("cycles") */
@@ -18,14 +19,41 @@ struct pmu_event {
 	uint64_t config;        /* PERF_COUNT_* or raw code */
 	uint64_t preset_period; /* events between samples when no --period/-F */
 	bool hardware;          /* needs a PMU (not a software/timer event) */
-	const char *unit;       /* what one event is: "cycles", "nanoseconds", ... */
+	const char *unit;       /* "count" or "nanoseconds" (pprof sample unit) */
+	uint64_t config1, config2; /* extra encoding (libpfm4 events) */
+	uint8_t precise;        /* :p / :pp / :ppp → precise_ip 1..3 */
+	int8_t user, kernel;    /* :u / :k modifiers: 1 = count, 0 = exclude, -1 = default */
 };
+
+/* At most this many events in one run (-e a,b,c or repeated -e). */
+#define PMUTOP_MAX_EVENTS 8
 
 /*
  * Parse an event spelling into *out. Returns 0, or -EINVAL with a message in
  * err (naming the spelling and, when close, "did you mean ...").
  */
 int events_parse(const char *spec, struct pmu_event *out, char *err, size_t errlen);
+
+/*
+ * Parse a comma-separated list ("cycles,instructions:u") appending to
+ * out[*n..max). Returns 0 or -EINVAL (err names the bad element).
+ */
+int events_parse_list(const char *spec, struct pmu_event *out, size_t max, size_t *n,
+		      char *err, size_t errlen);
+
+/*
+ * Fill the event-identity part of a perf_event_attr (type, config, precise_ip
+ * and exclude_user/kernel/hv from the modifiers, or from `kernel` when the
+ * event has none). attr must be zeroed by the caller.
+ */
+struct perf_event_attr;
+void events_fill_attr(const struct pmu_event *ev, bool kernel, struct perf_event_attr *attr);
+
+/*
+ * Print the events usable on this machine (each probed by opening it on the
+ * calling thread), their preset periods and a measured samples/s estimate.
+ */
+void events_list(FILE *out, bool kernel);
 
 /* Iterate the named (non-raw) events: returns NULL past the end. */
 const struct pmu_event *events_builtin(size_t i);
