@@ -544,6 +544,8 @@ static struct agg_stack *stack_get(struct aggregate *a, uint32_t tid,
 	s->locs = copy;
 	s->samples = 0;
 	s->weight = 0;
+	memset(s->weights, 0, sizeof(s->weights));
+	memset(s->ev_samples, 0, sizeof(s->ev_samples));
 	index_insert(&a->stack_ix, sl, grown, h, (uint32_t)a->stacks.n);
 	a->stacks.n++;
 	return s;
@@ -593,6 +595,12 @@ void aggregate_free(struct aggregate *a)
 int aggregate_add(struct aggregate *a, uint32_t tid, const struct frame *frames,
 		  unsigned n, uint64_t weight)
 {
+	return aggregate_add_event(a, tid, frames, n, 0, weight);
+}
+
+int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *frames,
+			unsigned n, unsigned event, uint64_t weight)
+{
 	struct agg_thread *t;
 	struct agg_stack *s;
 	unsigned i;
@@ -617,8 +625,12 @@ int aggregate_add(struct aggregate *a, uint32_t tid, const struct frame *frames,
 	s = stack_get(a, tid, a->scratch, n);
 	if (!s)
 		return -ENOMEM;
+	if (event >= PMUTOP_MAX_EVENTS)
+		return -EINVAL;
 	s->samples++;
-	s->weight += weight;
+	s->weights[event] += weight;
+	s->ev_samples[event]++;
+	s->weight = s->weights[0];
 	t->samples++;
 	a->info.samples++;
 	return 0;
@@ -680,4 +692,94 @@ const struct agg_thread *aggregate_thread(const struct aggregate *a, uint32_t ti
 					    thread_eq, a, &tid);
 
 	return sl->ref ? &a->threads.v[sl->ref - 1] : NULL;
+}
+
+/* ---- import (pprof_read.c) ---- */
+
+int aggregate_import_mapping(struct aggregate *a, uint64_t start, uint64_t limit,
+			     uint64_t offset, const char *file, const char *build_id,
+			     bool has_functions, uint32_t *id)
+{
+	const char *f = str_intern(a, file ? file : "");
+	const char *b = str_intern(a, build_id ? build_id : "");
+	struct agg_mapping *am;
+
+	if (!f || !b || VEC_RESERVE(a->maps) || VEC_RESERVE(a->map_keys))
+		return -ENOMEM;
+	/* Not in map_ix: live frames never look imported mappings up. */
+	am = &a->maps.v[a->maps.n];
+	am->id = (uint32_t)a->maps.n + 1;
+	am->start = start;
+	am->limit = limit;
+	am->offset = offset;
+	am->file = f;
+	am->build_id = b;
+	am->has_functions = has_functions;
+	a->map_keys.v[a->map_keys.n++] = 0;
+	a->maps.n++;
+	*id = am->id;
+	return 0;
+}
+
+int aggregate_import_function(struct aggregate *a, const char *name, const char *file,
+			      uint32_t *id)
+{
+	return function_intern(a, name ? name : "", file ? file : "", id);
+}
+
+int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t address,
+			      uint32_t function_id, uint32_t *id)
+{
+	struct agg_location *l;
+
+	if (mapping_id > a->maps.n || function_id == 0 || function_id > a->funcs.n)
+		return -EINVAL;
+	if (VEC_RESERVE(a->locs))
+		return -ENOMEM;
+	/* Not in loc_ix: one address may carry several (inlined) functions. */
+	l = &a->locs.v[a->locs.n];
+	l->id = (uint32_t)a->locs.n + 1;
+	l->mapping_id = mapping_id;
+	l->address = address;
+	l->function_id = function_id;
+	a->locs.n++;
+	*id = l->id;
+	return 0;
+}
+
+int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
+			   unsigned n, uint64_t samples, uint64_t weight)
+{
+	struct agg_thread *t;
+	struct agg_stack *s;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (locs[i] == 0 || locs[i] > a->locs.n)
+			return -EINVAL;
+	t = thread_get(a, tid);
+	if (!t)
+		return -ENOMEM;
+	s = stack_get(a, tid, locs, n);
+	if (!s)
+		return -ENOMEM;
+	s->samples += samples;
+	s->weight += weight;
+	s->weights[0] = s->weight;
+	s->ev_samples[0] += samples;
+	t->samples += samples;
+	a->info.samples += samples;
+	return 0;
+}
+
+int aggregate_set_event(struct aggregate *a, const char *event, const char *unit)
+{
+	const char *e = str_intern(a, event ? event : "");
+	const char *u = str_intern(a, unit ? unit : "");
+
+	if (!e || !u)
+		return -ENOMEM;
+	a->info.event = e;
+	a->info.event_unit = u;
+	return 0;
 }

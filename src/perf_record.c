@@ -59,7 +59,7 @@ static int decode_sample(struct cursor *c, uint64_t st, uint64_t regs_mask,
 
 	if (st & ~(uint64_t)SUPPORTED_SAMPLE_TYPE || nregs > PMUTOP_NREGS)
 		return -EINVAL;
-	if ((st & PERF_SAMPLE_IDENTIFIER) && skip(c, 8))
+	if ((st & PERF_SAMPLE_IDENTIFIER) && take(c, &s->id, 8))
 		return -EINVAL;
 	if ((st & PERF_SAMPLE_IP) && take(c, &s->ip, 8))
 		return -EINVAL;
@@ -85,8 +85,12 @@ static int decode_sample(struct cursor *c, uint64_t st, uint64_t regs_mask,
 	if ((st & PERF_SAMPLE_PERIOD) && take(c, &s->period, 8))
 		return -EINVAL;
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (take(c, &u64, 8) || u64 > (uint64_t)(c->end - c->p) / 8 ||
-		    skip(c, u64 * 8))
+		if (take(c, &u64, 8) || u64 > (uint64_t)(c->end - c->p) / 8)
+			return -EINVAL;
+		/* Records are 8-byte aligned in the ring buffer and in the scratch copy. */
+		s->callchain = u64 ? (const uint64_t *)(const void *)c->p : NULL;
+		s->nr_callchain = u64;
+		if (skip(c, u64 * 8))
 			return -EINVAL;
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {

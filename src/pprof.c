@@ -116,8 +116,10 @@ struct build {
 	Perftools__Profiles__Profile prof;
 	struct strtab st;
 
-	Perftools__Profiles__ValueType types[2], period_type;
-	Perftools__Profiles__ValueType *typep[2];
+	Perftools__Profiles__ValueType types[1 + PMUTOP_MAX_EVENTS], period_type;
+	Perftools__Profiles__ValueType *typep[1 + PMUTOP_MAX_EVENTS];
+	size_t ntypes;          /* 1 + events written */
+	int only;               /* write only this event (--dump-split), or -1 */
 
 	Perftools__Profiles__Mapping *maps, **mapp;
 	Perftools__Profiles__Function *funcs, **funcp;
@@ -125,7 +127,7 @@ struct build {
 	Perftools__Profiles__Line *lines, **linep;
 	Perftools__Profiles__Sample *samples, **samplep;
 	uint64_t *loc_ids;      /* all samples' location ids, back to back */
-	int64_t *values;        /* two per sample */
+	int64_t *values;        /* ntypes per sample */
 	Perftools__Profiles__Label *labels, **labelp; /* two per thread */
 
 	int64_t comments[NCOMMENTS];
@@ -169,29 +171,64 @@ static int64_t str(struct build *b, const char *s, bool *failed)
 	return i;
 }
 
+/* Event k of the run, whether it had one event or several. */
+static void event_desc(const struct agg_info *info, size_t k, const char **name,
+		       const char **unit, uint64_t *period)
+{
+	if (info->nevents) {
+		*name = info->events[k].name;
+		*unit = info->events[k].unit;
+		*period = info->events[k].period;
+	} else {
+		*name = info->event;
+		*unit = info->event_unit;
+		*period = info->period;
+	}
+	if (!*name)
+		*name = "events";
+	if (!*unit)
+		*unit = "count";
+}
+
+/* Multiplexing correction for event k (1 when the counter always ran). */
+static double event_scale(const struct agg_info *info, size_t k)
+{
+	return info->nevents && info->events[k].scale > 1.0 ? info->events[k].scale : 1.0;
+}
+
 static void build_header(struct build *b, const struct agg_info *info, bool *failed)
 {
-	const char *event = info->event ? info->event : "events";
-	const char *unit = info->event_unit ? info->event_unit : "count";
-	size_t nc = 0;
+	size_t nev = info->nevents ? info->nevents : 1, nc = 0;
+	const char *event, *unit;
+	uint64_t period = 0;
 	int i;
 
 	perftools__profiles__value_type__init(&b->types[0]);
 	b->types[0].type = str(b, "samples", failed);
 	b->types[0].unit = str(b, "count", failed);
-	perftools__profiles__value_type__init(&b->types[1]);
-	b->types[1].type = str(b, event, failed);
-	b->types[1].unit = str(b, unit, failed);
 	b->typep[0] = &b->types[0];
-	b->typep[1] = &b->types[1];
-	b->prof.n_sample_type = 2;
+	b->ntypes = 1;
+	for (size_t k = 0; k < nev; k++) {
+		uint64_t p;
+		if (b->only >= 0 && (size_t)b->only != k)
+			continue;
+		event_desc(info, k, &event, &unit, &p);
+		if (b->ntypes == 1)
+			period = p;
+		perftools__profiles__value_type__init(&b->types[b->ntypes]);
+		b->types[b->ntypes].type = str(b, event, failed);
+		b->types[b->ntypes].unit = str(b, unit, failed);
+		b->typep[b->ntypes] = &b->types[b->ntypes];
+		b->ntypes++;
+	}
+	b->prof.n_sample_type = b->ntypes;
 	b->prof.sample_type = b->typep;
 
 	perftools__profiles__value_type__init(&b->period_type);
 	b->period_type.type = b->types[1].type;
 	b->period_type.unit = b->types[1].unit;
 	b->prof.period_type = &b->period_type;
-	b->prof.period = (int64_t)info->period;
+	b->prof.period = (int64_t)period;
 	b->prof.time_nanos = (int64_t)info->start_ns;
 	b->prof.duration_nanos = (int64_t)info->duration_ns;
 	b->prof.default_sample_type = b->types[1].type;
@@ -317,6 +354,7 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
  */
 static int build_samples(struct build *b, const struct aggregate *a, bool *failed)
 {
+	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
 	size_t ns, nt, nids = 0, i, j;
@@ -330,7 +368,7 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	b->samples = xcalloc(ns, sizeof(*b->samples));
 	b->samplep = xcalloc(ns, sizeof(*b->samplep));
 	b->loc_ids = xcalloc(nids, sizeof(*b->loc_ids));
-	b->values = xcalloc(ns * 2, sizeof(*b->values));
+	b->values = xcalloc(ns * b->ntypes, sizeof(*b->values));
 	b->labels = xcalloc(nt * 2, sizeof(*b->labels));
 	b->labelp = xcalloc(nt * 2, sizeof(*b->labelp));
 	if (!b->samples || !b->samplep || !b->loc_ids || !b->values ||
@@ -364,10 +402,19 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 		s->n_location_id = stacks[i].nlocs;
 		s->location_id = ids;
 		ids += stacks[i].nlocs;
-		b->values[2 * i] = (int64_t)stacks[i].samples;
-		b->values[2 * i + 1] = (int64_t)stacks[i].weight;
-		s->n_value = 2;
-		s->value = &b->values[2 * i];
+		{
+			int64_t *v = &b->values[i * b->ntypes];
+			size_t nev = info->nevents ? info->nevents : 1, col = 1;
+
+			v[0] = (int64_t)(b->only >= 0 ? stacks[i].ev_samples[b->only] : stacks[i].samples);
+			for (size_t k = 0; k < nev; k++) {
+				if (b->only >= 0 && (size_t)b->only != k)
+					continue;
+				v[col++] = (int64_t)((double)stacks[i].weights[k] * event_scale(info, k) + 0.5);
+			}
+			s->n_value = b->ntypes;
+			s->value = v;
+		}
 		if (t) {
 			size_t ti = (size_t)(t - threads);
 
@@ -448,6 +495,11 @@ out:
 
 int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen)
 {
+	return pprof_encode_event(a, -1, out, outlen);
+}
+
+int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out, size_t *outlen)
+{
 	struct build *b;
 	uint8_t *packed = NULL;
 	bool failed = false;
@@ -458,6 +510,7 @@ int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen)
 	if (!b)
 		return -ENOMEM;
 	perftools__profiles__profile__init(&b->prof);
+	b->only = event;
 	str(b, "", &failed); /* string_table[0] must be "" */
 	build_header(b, aggregate_info_const(a), &failed);
 	rc = build_tables(b, a, &failed);
@@ -656,6 +709,12 @@ static mode_t new_file_mode(const char *path)
 
 int pprof_write(const struct aggregate *a, const char *path, char *err, size_t errlen)
 {
+	return pprof_write_event(a, -1, path, err, errlen);
+}
+
+int pprof_write_event(const struct aggregate *a, int event, const char *path, char *err,
+		      size_t errlen)
+{
 	unsigned char *buf = NULL;
 	char *tmp = NULL, *dir;
 	size_t len = 0;
@@ -665,7 +724,7 @@ int pprof_write(const struct aggregate *a, const char *path, char *err, size_t e
 	rc = check_target(path, err, errlen);
 	if (rc)
 		return rc;
-	rc = pprof_encode(a, &buf, &len);
+	rc = pprof_encode_event(a, event, &buf, &len);
 	if (rc) {
 		snprintf(err, errlen, "cannot write profile to '%s': encoding failed: %s",
 			 path, strerror(-rc));

@@ -25,12 +25,21 @@ static void print_summary(const struct session *s, FILE *out)
 
 	session_get_status(s, &st);
 	fprintf(out, "pmutop: stopped: %s\n", st.why);
-	fprintf(out,
-		"pmutop: %llu samples of %s (%s %llu) in %.2f s from %zu threads on %u CPUs; "
-		"lost %llu, throttled %llu\n",
-		(unsigned long long)st.samples, st.event.name, st.freq ? "freq" : "period",
-		(unsigned long long)st.period, st.elapsed, st.threads_seen, st.ncpus,
-		(unsigned long long)st.lost, (unsigned long long)st.throttled);
+	{
+		char evs[512] = "";
+		for (size_t k = 0; k < st.nevents; k++) {
+			uint64_t period;
+			const struct pmu_event *ev = session_event(s, k, &period);
+			size_t l = strlen(evs);
+			snprintf(evs + l, sizeof(evs) - l, "%s%s (%s %llu)", k ? ", " : "", ev->name,
+				 st.freq ? "freq" : "period", (unsigned long long)period);
+		}
+		fprintf(out,
+			"pmutop: %llu samples of %s in %.2f s from %zu threads on %u CPUs; "
+			"lost %llu, throttled %llu\n",
+			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen, st.ncpus,
+			(unsigned long long)st.lost, (unsigned long long)st.throttled);
+	}
 	if (st.lost)
 		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
 			"try a larger --mmap-pages or a longer --period\n",
@@ -56,6 +65,57 @@ static void print_exit(const struct pmutop_opts *o, int status, FILE *out)
 	else if (WIFSIGNALED(status))
 		fprintf(out, "pmutop: %s was killed by signal %d (%s)\n", o->cmd[0],
 			WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
+/* FILE.pb.gz → FILE.EVENT.pb.gz (or FILE.EVENT when FILE has no .pb.gz/.gz). */
+static void split_name(const char *path, const char *event, char *out, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	const char *ext = NULL;
+	size_t plen = strlen(path);
+
+	base = base ? base + 1 : path;
+	if (plen > 6 && !strcmp(path + plen - 6, ".pb.gz") && path + plen - 6 > base)
+		ext = path + plen - 6;
+	else if (plen > 3 && !strcmp(path + plen - 3, ".gz") && path + plen - 3 > base)
+		ext = path + plen - 3;
+	if (ext)
+		snprintf(out, len, "%.*s.%s%s", (int)(ext - path), path, event, ext);
+	else
+		snprintf(out, len, "%s.%s", path, event);
+	/* Event names may carry ':' modifiers or '/' (never a path separator here). */
+	for (char *c = out + (base - path); *c; c++)
+		if (*c == '/')
+			*c = '_';
+}
+
+static int write_profiles(const struct pmutop_opts *o, const struct session *s, FILE *log)
+{
+	struct session_status st;
+	char err[768];
+	int rc = 0;
+
+	session_get_status(s, &st);
+	if (!o->dump_split || st.nevents < 2) {
+		if (pprof_write(session_aggregate(s), o->dump, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 1;
+		}
+		if (!o->quiet)
+			fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
+		return 0;
+	}
+	for (size_t k = 0; k < st.nevents; k++) {
+		char path[4096];
+		split_name(o->dump, session_event(s, k, NULL)->name, path, sizeof(path));
+		if (pprof_write_event(session_aggregate(s), (int)k, path, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			rc = 1;
+		} else if (!o->quiet) {
+			fprintf(log, "pmutop: wrote %s\n", path);
+		}
+	}
+	return rc;
 }
 
 int record_run(const struct pmutop_opts *o)
@@ -85,12 +145,8 @@ int record_run(const struct pmutop_opts *o)
 		rc = 1;
 	}
 	if (o->dump) {
-		if (pprof_write(session_aggregate(s), o->dump, err, sizeof(err))) {
-			fprintf(stderr, "pmutop: %s\n", err);
+		if (write_profiles(o, s, stderr))
 			rc = 1;
-		} else if (!o->quiet) {
-			fprintf(stderr, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
-		}
 	} else {
 		struct top_table t;
 		if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {

@@ -55,9 +55,18 @@ struct cpu_buf {
 	uint64_t size; /* data area, a power of 2 */
 };
 
+struct id_entry {
+	uint64_t id;    /* 0 = empty */
+	uint32_t event;
+};
+
 struct sampler {
 	struct sampler_config cfg;
-	struct perf_event_attr attr;
+	struct perf_event_attr attr;           /* attrs[0], for the decoder */
+	struct perf_event_attr attrs[PMUTOP_MAX_EVENTS];
+	unsigned nev;
+	struct id_entry *ids;                  /* counter id → event index */
+	size_t id_cap, id_used;
 	struct cpu_buf *bufs;
 	unsigned nbufs;
 	int epfd;
@@ -153,7 +162,7 @@ static void close_fds(struct sampler *s, struct tid_entry *e)
 {
 	if (!e->fds)
 		return;
-	for (unsigned c = 0; c < s->nbufs; c++)
+	for (unsigned c = 0; c < s->nbufs * s->nev; c++)
 		if (e->fds[c] >= 0)
 			close(e->fds[c]);
 	free(e->fds);
@@ -263,40 +272,92 @@ static int open_buffers(struct sampler *s, char *err, size_t errlen)
 	return s->scratch ? 0 : -ENOMEM;
 }
 
-static void build_attr(struct sampler *s)
+static void build_attr(struct sampler *s, unsigned k)
 {
-	struct perf_event_attr *a = &s->attr;
+	struct perf_event_attr *a = &s->attrs[k];
+	const struct pmu_event *ev = s->cfg.nevents ? &s->cfg.events[k] : &s->cfg.event;
+	uint64_t period = s->cfg.nevents ? s->cfg.periods[k] : s->cfg.period;
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	a->type = s->cfg.event.type;
-	a->config = s->cfg.event.config;
+	events_fill_attr(ev, s->cfg.kernel, a);
 	if (s->cfg.freq) {
 		a->freq = 1;
-		a->sample_freq = s->cfg.period;
+		a->sample_freq = period;
 	} else {
-		a->sample_period = s->cfg.period;
+		a->sample_period = period;
 	}
-	a->sample_type = PMUTOP_SAMPLE_TYPE_BASE;
+	a->sample_type = PMUTOP_SAMPLE_TYPE_BASE | PERF_SAMPLE_IDENTIFIER;
 	a->sample_regs_user = PMUTOP_REGS_MASK;
 	a->sample_stack_user = s->cfg.stack_size;
-	a->exclude_kernel = !s->cfg.kernel;
-	a->exclude_hv = 1;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->exclude_guest = 1;
 	a->inherit = 1;
 	a->inherit_thread = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
+	/* Side-band records (mmap, comm, fork/exit) once, from the first event. */
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = k == 0;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->bufs[0].size / 4);
+	if (s->cfg.stack_mode != SAMPLER_STACK_COPY) {
+		/* fp / ptrace engines: no register or stack copy (sampler.h). */
+		a->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		a->sample_regs_user = 0;
+		a->sample_stack_user = 0;
+		if (s->cfg.stack_mode == SAMPLER_CALLCHAIN) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_kernel = !s->cfg.kernel;
+		}
+	}
+	if (s->cfg.wakeup_events) {
+		a->watermark = 0;
+		a->wakeup_events = s->cfg.wakeup_events;
+	}
 	a->disabled = 1;
 	a->enable_on_exec = s->cfg.enable_on_exec;
+}
+
+/* Remember which event a counter id belongs to (open addressing). */
+static int id_insert(struct sampler *s, uint64_t id, uint32_t event)
+{
+	if ((s->id_used + 1) * 2 > s->id_cap) {
+		size_t cap = s->id_cap ? s->id_cap * 2 : 1024;
+		struct id_entry *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->id_cap; i++) {
+			if (!s->ids[i].id)
+				continue;
+			size_t j = (s->ids[i].id * 0x9E3779B97F4A7C15ULL) >> 40 & (cap - 1);
+			while (t[j].id)
+				j = (j + 1) & (cap - 1);
+			t[j] = s->ids[i];
+		}
+		free(s->ids);
+		s->ids = t;
+		s->id_cap = cap;
+	}
+	size_t j = (id * 0x9E3779B97F4A7C15ULL) >> 40 & (s->id_cap - 1);
+	while (s->ids[j].id && s->ids[j].id != id)
+		j = (j + 1) & (s->id_cap - 1);
+	if (!s->ids[j].id)
+		s->id_used++;
+	s->ids[j].id = id;
+	s->ids[j].event = event;
+	return 0;
+}
+
+static uint32_t id_event(const struct sampler *s, uint64_t id)
+{
+	if (!s->id_cap)
+		return 0;
+	size_t j = (id * 0x9E3779B97F4A7C15ULL) >> 40 & (s->id_cap - 1);
+	for (size_t n = 0; n < s->id_cap && s->ids[j].id; n++, j = (j + 1) & (s->id_cap - 1))
+		if (s->ids[j].id == id)
+			return s->ids[j].event;
+	return 0;
 }
 
 /*
@@ -306,47 +367,60 @@ static void build_attr(struct sampler *s)
 static int attach_thread(struct sampler *s, pid_t tid, char *err, size_t errlen)
 {
 	struct tid_entry *e;
-	int *fds = malloc(s->nbufs * sizeof(int));
+	unsigned nfds = s->nbufs * s->nev;
+	int *fds = malloc(nfds * sizeof(int));
+	int r = 0;
 
 	if (!fds)
 		return -ENOMEM;
-	for (unsigned c = 0; c < s->nbufs; c++)
-		fds[c] = -1;
-	for (unsigned c = 0; c < s->nbufs; c++) {
-		int fd = (int)perf_open(&s->attr, tid, s->bufs[c].cpu);
+	for (unsigned i = 0; i < nfds; i++)
+		fds[i] = -1;
+	for (unsigned k = 0; k < s->nev && !r; k++) {
+		struct perf_event_attr *attr = &s->attrs[k];
+		const char *name = s->cfg.nevents ? s->cfg.events[k].name : s->cfg.event.name;
 
-		if (fd < 0 && errno == EINVAL && s->attr.inherit_thread) {
-			/* Kernels before 5.13: inherit to forks too; the record loop drops them. */
-			s->attr.inherit_thread = 0;
-			fd = (int)perf_open(&s->attr, tid, s->bufs[c].cpu);
+		for (unsigned c = 0; c < s->nbufs; c++) {
+			int fd = (int)perf_open(attr, tid, s->bufs[c].cpu);
+			uint64_t id;
+
+			if (fd < 0 && errno == EINVAL && attr->inherit_thread) {
+				/* Kernels before 5.13: inherit to forks too; the session drops them. */
+				for (unsigned j = 0; j < s->nev; j++)
+					s->attrs[j].inherit_thread = 0;
+				fd = (int)perf_open(attr, tid, s->bufs[c].cpu);
+			}
+			if (fd < 0) {
+				int e_no = errno;
+				r = e_no == ESRCH ? -ESRCH : proc_explain_perf_error(e_no, tid, name, err, errlen);
+				break;
+			}
+			fds[k * s->nbufs + c] = fd;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->bufs[c].owner_fd)) {
+				int e_no = errno;
+				snprintf(err, errlen, "cannot redirect the counter of tid %d to CPU %d's buffer: %s",
+					 (int)tid, s->bufs[c].cpu, strerror(e_no));
+				r = -e_no;
+				break;
+			}
+			if (s->nev > 1 && (ioctl(fd, PERF_EVENT_IOC_ID, &id) || id_insert(s, id, k))) {
+				snprintf(err, errlen, "cannot identify the counter of tid %d: %s", (int)tid,
+					 strerror(errno));
+				r = -EIO;
+				break;
+			}
 		}
-		if (fd < 0) {
-			int e_no = errno;
-			for (unsigned i = 0; i < c; i++)
-				close(fds[i]);
-			free(fds);
-			if (e_no == ESRCH)
-				return -ESRCH;
-			return proc_explain_perf_error(e_no, tid, s->cfg.event.name, err, errlen);
-		}
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->bufs[c].owner_fd)) {
-			int e_no = errno;
-			close(fd);
-			for (unsigned i = 0; i < c; i++)
-				close(fds[i]);
-			free(fds);
-			snprintf(err, errlen, "cannot redirect the counter of tid %d to CPU %d's buffer: %s",
-				 (int)tid, s->bufs[c].cpu, strerror(e_no));
-			return -e_no;
-		}
-		fds[c] = fd;
 	}
-	e = tid_insert(s, tid);
-	if (!e) {
-		for (unsigned c = 0; c < s->nbufs; c++)
-			close(fds[c]);
+	if (!r) {
+		e = tid_insert(s, tid);
+		if (!e)
+			r = -ENOMEM;
+	}
+	if (r) {
+		for (unsigned i = 0; i < nfds; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		free(fds);
-		return -ENOMEM;
+		return r;
 	}
 	if (e->state != TID_DIRECT)
 		s->stats.threads_seen++;
@@ -434,7 +508,10 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t 
 			snprintf(err, errlen, "cannot set up ring buffers: %s", strerror(-r));
 		goto fail;
 	}
-	build_attr(s);
+	s->nev = cfg->nevents ? (unsigned)cfg->nevents : 1;
+	for (unsigned k = 0; k < s->nev; k++)
+		build_attr(s, k);
+	s->attr = s->attrs[0];
 
 	/*
 	 * Attach until a scan finds nothing new: threads created meanwhile by
@@ -467,7 +544,8 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t 
 	 * now, and open later ones enabled.
 	 */
 	if (!cfg->enable_on_exec) {
-		s->attr.disabled = 0;
+		for (unsigned k = 0; k < s->nev; k++)
+			s->attrs[k].disabled = 0;
 		if (sampler_enable(s)) {
 			snprintf(err, errlen, "cannot enable counters on PID %d: %s", (int)cfg->pid,
 				 strerror(errno));
@@ -501,6 +579,7 @@ void sampler_free(struct sampler *s)
 	free(s->tids);
 	free(s->scan_buf);
 	free(s->scratch);
+	free(s->ids);
 	free(s);
 }
 
@@ -573,6 +652,8 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 			}
 			if (perf_record_decode(rec, h.size, s->attr.sample_type,
 					       s->attr.sample_regs_user, &r) == 0) {
+				if (r.kind == PREC_SAMPLE && s->nev > 1)
+					r.sample.event = id_event(s, r.sample.id);
 				if (r.kind == PREC_FORK && r.task.pid == (uint32_t)s->cfg.pid)
 					mark_inherited(s, (pid_t)r.task.tid);
 				else if (r.kind == PREC_SAMPLE && r.sample.pid == (uint32_t)s->cfg.pid)
@@ -596,7 +677,7 @@ int sampler_enable(struct sampler *s)
 		struct tid_entry *e = &s->tids[i];
 		if (e->state != TID_DIRECT)
 			continue;
-		for (unsigned c = 0; c < s->nbufs; c++)
+		for (unsigned c = 0; c < s->nbufs * s->nev; c++)
 			if (ioctl(e->fds[c], PERF_EVENT_IOC_ENABLE, 0))
 				return -errno;
 	}
@@ -606,4 +687,25 @@ int sampler_enable(struct sampler *s)
 void sampler_get_stats(const struct sampler *s, struct sampler_stats *st)
 {
 	*st = s->stats;
+}
+
+int sampler_read_times(const struct sampler *s, uint64_t *enabled, uint64_t *running)
+{
+	for (unsigned k = 0; k < s->nev; k++)
+		enabled[k] = running[k] = 0;
+	for (size_t i = 0; i < s->tid_cap; i++) {
+		const struct tid_entry *e = &s->tids[i];
+		if (e->state != TID_DIRECT || !e->fds)
+			continue;
+		for (unsigned k = 0; k < s->nev; k++) {
+			for (unsigned c = 0; c < s->nbufs; c++) {
+				uint64_t v[3];
+				if (read(e->fds[k * s->nbufs + c], v, sizeof(v)) != sizeof(v))
+					continue;
+				enabled[k] += v[1];
+				running[k] += v[2];
+			}
+		}
+	}
+	return 0;
 }

@@ -42,8 +42,11 @@ enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD };
 
 struct session {
 	const struct pmutop_opts *o;
-	struct pmu_event event;
-	uint64_t period;
+	struct pmu_event event;          /* events[0] */
+	uint64_t period;                 /* periods[0] */
+	struct pmu_event events[PMUTOP_MAX_EVENTS];
+	uint64_t periods[PMUTOP_MAX_EVENTS];
+	size_t nevents;
 	bool freq;
 	pid_t pid;
 	bool launched, child_running, stopped;
@@ -137,7 +140,8 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 	symbolize_stack(s->maps, s->ips, n, s->frames);
 	name_thread(s, smp->tid);
 	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
-	aggregate_add(s->agg, smp->tid, s->frames, n, smp->period ? smp->period : info->period);
+	aggregate_add_event(s->agg, smp->tid, s->frames, n, smp->event,
+			    smp->period ? smp->period : s->periods[smp->event]);
 }
 
 static int on_record(void *arg, const struct perf_rec *r)
@@ -235,25 +239,50 @@ fail:
 	return -1;
 }
 
-static int resolve_event(const struct pmutop_opts *o, struct pmu_event *ev, char *err, size_t errlen)
+/*
+ * Check every event opens here. Without -e, a machine with no PMU falls back
+ * from cycles to task-clock (and says so); an event the user named is never
+ * silently replaced. Precision (:p..:ppp) is lowered to what the CPU takes.
+ */
+static int resolve_events(const struct pmutop_opts *o, struct pmu_event *evs, size_t *n,
+			  char *err, size_t errlen)
 {
-	int r;
+	*n = o->nevents ? o->nevents : 1;
+	for (size_t k = 0; k < *n; k++) {
+		struct pmu_event *ev = &evs[k];
+		int r;
 
-	*ev = o->event;
-	r = events_probe(ev, o->kernel);
-	if (r == 0)
-		return 0;
-	if (!o->event_given && ev->hardware && (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV)) {
-		struct pmu_event fb;
-		char e2[128];
-		if (events_parse("task-clock", &fb, e2, sizeof(e2)) == 0 && events_probe(&fb, o->kernel) == 0) {
-			fprintf(stderr, "pmutop: no hardware PMU here (%s is not supported); "
-				"falling back to task-clock\n", ev->name);
-			*ev = fb;
-			return 0;
+		*ev = o->nevents ? o->events[k] : o->event;
+		r = events_probe(ev, o->kernel);
+		while (r && ev->precise > 0 && (r == -EINVAL || r == -EOPNOTSUPP)) {
+			ev->precise--;
+			r = events_probe(ev, o->kernel);
+			if (!r)
+				fprintf(stderr, "pmutop: %s: precise_ip lowered to %u, the most this CPU "
+					"accepts\n", ev->name, ev->precise);
 		}
+		if (r == 0)
+			continue;
+		if (!o->event_given && *n == 1 && ev->hardware &&
+		    (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV)) {
+			struct pmu_event fb;
+			char e2[128];
+			if (events_parse("task-clock", &fb, e2, sizeof(e2)) == 0 &&
+			    events_probe(&fb, o->kernel) == 0) {
+				fprintf(stderr, "pmutop: no hardware PMU here (%s is not supported); "
+					"falling back to task-clock\n", ev->name);
+				*ev = fb;
+				continue;
+			}
+		}
+		r = proc_explain_perf_error(-r, getpid(), ev->name, err, errlen);
+		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
+			size_t l = strlen(err);
+			snprintf(err + l, errlen - l, " (pmutop --list-events shows what opens here)");
+		}
+		return r;
 	}
-	return proc_explain_perf_error(-r, getpid(), ev->name, err, errlen);
+	return 0;
 }
 
 /* Reap the launched command, ending it first when asked. Returns its wait status. */
@@ -318,8 +347,9 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	s->ep = s->sigfd = s->pidfd = -1;
 	s->exit_status = -1;
 	raise_fd_limit();
-	if (resolve_event(o, &s->event, err, errlen))
+	if (resolve_events(o, s->events, &s->nevents, err, errlen))
 		goto fail;
+	s->event = s->events[0];
 
 	if (o->cmd) {
 		s->pid = launch(o->cmd, &go_fd, &status_fd, err, errlen);
@@ -362,7 +392,13 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	cfg.pid = s->pid;
 	cfg.event = s->event;
 	s->freq = cfg.freq = o->freq != 0;
-	s->period = cfg.period = o->freq ? o->freq : (o->period ? o->period : s->event.preset_period);
+	/* --period and -F apply to every event; otherwise each has its preset. */
+	for (size_t k = 0; k < s->nevents; k++)
+		s->periods[k] = o->freq ? o->freq : (o->period ? o->period : s->events[k].preset_period);
+	s->period = cfg.period = s->periods[0];
+	cfg.nevents = s->nevents;
+	memcpy(cfg.events, s->events, sizeof(cfg.events));
+	memcpy(cfg.periods, s->periods, sizeof(cfg.periods));
 	cfg.kernel = o->kernel;
 	cfg.stack_size = o->stack_size;
 	cfg.mmap_pages = o->mmap_pages;
@@ -376,6 +412,13 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 		info->event_unit = s->event.unit;
 		info->period = cfg.freq ? 0 : cfg.period;
 		info->start_ns = now_ns(CLOCK_REALTIME);
+		info->nevents = s->nevents;
+		for (size_t k = 0; k < s->nevents; k++) {
+			info->events[k].name = s->events[k].name;
+			info->events[k].unit = s->events[k].unit;
+			info->events[k].period = cfg.freq ? 0 : s->periods[k];
+			info->events[k].scale = 1.0;
+		}
 	}
 	if (setup_loop(s, err, errlen))
 		goto fail;
@@ -469,6 +512,29 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 	return s->state;
 }
 
+/*
+ * More events than the PMU has counters: the kernel time-shares them and
+ * each counts only part of the time. Scale each event's estimates by
+ * enabled/running (the profile's values are scaled) and say so.
+ */
+static void note_multiplexing(struct session *s)
+{
+	uint64_t enabled[PMUTOP_MAX_EVENTS], running[PMUTOP_MAX_EVENTS];
+	struct agg_info *info = aggregate_info(s->agg);
+
+	if (sampler_read_times(s->sampler, enabled, running))
+		return;
+	for (size_t k = 0; k < s->nevents; k++) {
+		if (!enabled[k] || !running[k] || running[k] >= enabled[k])
+			continue;
+		info->events[k].scale = (double)enabled[k] / (double)running[k];
+		if (info->events[k].scale > 1.01)
+			fprintf(stderr, "pmutop: WARNING: %s was multiplexed (counting %.0f%% of the "
+				"time): its counts are scaled by %.2f and are estimates\n",
+				s->events[k].name, 100.0 / info->events[k].scale, info->events[k].scale);
+	}
+}
+
 void session_stop(struct session *s)
 {
 	if (!s || s->stopped)
@@ -484,6 +550,7 @@ void session_stop(struct session *s)
 		s->child_running = false;
 	}
 	sampler_get_stats(s->sampler, &s->last_stats);
+	note_multiplexing(s);
 	sampler_free(s->sampler);
 	s->sampler = NULL;
 }
@@ -522,6 +589,7 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->pid = s->pid;
 	snprintf(st->cmdline, sizeof(st->cmdline), "%s", s->cmdline);
 	st->event = s->event;
+	st->nevents = s->nevents;
 	st->period = s->period;
 	st->freq = s->freq;
 	wall = s->stopped ? (double)info->duration_ns / 1e9
@@ -572,4 +640,13 @@ void session_free(struct session *s)
 	if (s->mask_set)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
 	free(s);
+}
+
+const struct pmu_event *session_event(const struct session *s, size_t k, uint64_t *period)
+{
+	if (k >= s->nevents)
+		return NULL;
+	if (period)
+		*period = s->periods[k];
+	return &s->events[k];
 }

@@ -145,8 +145,13 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 	(void)as;
 	if (write)
 		return -UNW_EINVAL;
-	/* 1. The kernel's copy of the stack, taken at the sample. */
-	if (addr >= w->sp && addr - w->sp + sizeof(*valp) <= w->s->stack_size) {
+	/*
+	 * 1. The kernel's copy of the stack, taken at the sample. (The offset
+	 * is compared without adding to it: with SP near 0 and addr near
+	 * 2^64, addr - sp + 8 wraps around to a small number.)
+	 */
+	if (addr >= w->sp && w->s->stack_size >= sizeof(*valp) &&
+	    addr - w->sp <= w->s->stack_size - sizeof(*valp)) {
 		memcpy(valp, w->s->stack + (addr - w->sp), sizeof(*valp));
 		return 0;
 	}

@@ -5,6 +5,12 @@
 # Quiet when everything is there. Otherwise, as root: apt-get update and
 # install what is missing; as another user: print what is missing and the
 # command to run, and exit 1 (never sudo behind the user's back).
+#
+# usage: install-deps.sh [GROUP]
+# Without GROUP: what `make` and `make test` need. GROUP names an extra set
+# installed only on demand by the target that needs it:
+#   fuzz      clang and its libFuzzer runtime (`make fuzz`)
+#   valgrind  valgrind memcheck (`make check-valgrind`)
 set -euo pipefail
 
 PKGS=(
@@ -17,6 +23,15 @@ PKGS=(
 	golang-go                            # go tool pprof reads our profiles in e2e tests
 	linux-perf                           # perf, to cross-check workloads
 )
+
+case "${1:-}" in
+"") ;;
+fuzz)     PKGS=(clang libclang-rt-14-dev) ;;
+valgrind) PKGS=(valgrind) ;;
+*)
+	echo "install-deps: unknown group \"$1\" (known: fuzz, valgrind)" >&2
+	exit 2 ;;
+esac
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -56,8 +56,13 @@ static int cmp_cum(const void *p, const void *q)
 	return c ? c : cmp_name_id(x, y);
 }
 
-int top_table_build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
-		    struct top_table *t)
+/*
+ * The table over stacks with the given weights: w == NULL means each
+ * stack's own weight; else w[i] for stack i < nw, and stacks with a zero
+ * weight (or i >= nw) are left out.
+ */
+static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
+		 const uint64_t *w, size_t nw, struct top_table *t)
 {
 	const struct agg_function *funcs;
 	const struct agg_location *locs;
@@ -77,20 +82,23 @@ int top_table_build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	if (!flat || !cum || !mark)
 		goto out;
 
+	if (w && nw < ns)
+		ns = nw;
 	for (i = 0; i < ns; i++) {
 		const struct agg_stack *s = &stacks[i];
+		uint64_t weight = w ? w[i] : s->weight;
 
-		if (tid && s->tid != tid)
+		if ((tid && s->tid != tid) || (w && !weight))
 			continue;
-		t->total += s->weight;
+		t->total += weight;
 		for (j = 0; j < s->nlocs; j++) {
 			uint32_t f = locs[s->locs[j] - 1].function_id - 1;
 
 			if (j == 0)
-				flat[f] += s->weight;
+				flat[f] += weight;
 			if (mark[f] != i + 1) {
 				mark[f] = i + 1;
-				cum[f] += s->weight;
+				cum[f] += weight;
 			}
 		}
 	}
@@ -118,6 +126,20 @@ out:
 	free(cum);
 	free(mark);
 	return rc;
+}
+
+int top_table_build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
+		    struct top_table *t)
+{
+	return build(a, tid, sort, NULL, 0, t);
+}
+
+int top_table_build_weights(const struct aggregate *a, uint32_t tid, enum top_sort sort,
+			    const uint64_t *w, size_t nw, struct top_table *t)
+{
+	static const uint64_t none[1];
+
+	return build(a, tid, sort, w ? w : none, w ? nw : 0, t);
 }
 
 void top_table_free(struct top_table *t)

@@ -37,6 +37,13 @@ struct top_table {
  */
 int top_table_build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 		    struct top_table *t);
+/*
+ * The same over explicit per-stack weights (the live view's snapshots and
+ * interval deltas): stack i (index into aggregate_stacks()) weighs w[i];
+ * stacks with weight 0 or i >= nw are left out. Returns 0 or -ENOMEM.
+ */
+int top_table_build_weights(const struct aggregate *a, uint32_t tid, enum top_sort sort,
+			    const uint64_t *w, size_t nw, struct top_table *t);
 void top_table_free(struct top_table *t);
 
 /* Print like `go tool pprof -top` (max_rows 0 = all). */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmutop/events.h"
 #include "pmutop/unwind.h"
 
 struct frame;
@@ -25,19 +26,37 @@ struct agg_mapping {
 	const char *file;      /* "" for anonymous memory */
 	const char *build_id;  /* hex, or "" */
 	bool has_functions;    /* every location in it got a symbol name */
+	/* Debug info (DWARF) gave every location in it a file / line / inline chain. */
+	bool has_filenames, has_line_numbers, has_inline_frames;
 };
 
 struct agg_function {
 	uint32_t id;
 	const char *name;
-	const char *file;      /* module path the function lives in ("" if unknown) */
+	const char *file;      /* module path the function lives in ("" if unknown),
+	                          or its source file when debug info named it */
+	const char *system_name; /* the raw (mangled) symbol; NULL: same as name */
+	int64_t start_line;    /* source line where it starts (DWARF), 0 if unknown */
+};
+
+/*
+ * One source line of a location (pprof Line): the function and line number.
+ * A location in inlined code has several, the innermost inlined callee first
+ * and the function the code physically belongs to last.
+ */
+struct agg_line {
+	uint32_t function_id;
+	int64_t line;          /* 0 when unknown */
 };
 
 struct agg_location {
 	uint32_t id;
 	uint32_t mapping_id;   /* 0 when no mapping */
 	uint64_t address;      /* runtime address */
-	uint32_t function_id;  /* always set: unnamed code gets "module+0xOFF" */
+	uint32_t function_id;  /* always set: unnamed code gets "module+0xOFF";
+	                          with lines, that of lines[0] (innermost) */
+	uint32_t nlines;       /* 0: no debug info, the one line is function_id */
+	const struct agg_line *lines; /* nlines entries, innermost first */
 };
 
 struct agg_stack {
@@ -45,7 +64,9 @@ struct agg_stack {
 	uint32_t nlocs;
 	const uint32_t *locs;  /* location ids, leaf first */
 	uint64_t samples;      /* number of samples with this (tid, stack) */
-	uint64_t weight;       /* sum of their event counts (periods) */
+	uint64_t weight;       /* sum of their event counts (periods): weights[0] */
+	uint64_t weights[PMUTOP_MAX_EVENTS]; /* per event of the run (agg_info.events) */
+	uint64_t ev_samples[PMUTOP_MAX_EVENTS]; /* samples per event */
 };
 
 struct agg_thread {
@@ -55,8 +76,18 @@ struct agg_thread {
 };
 
 /* Facts about the run that end up in the profile header and summary. */
+/* One sampled event of the run: a pprof sample type. */
+struct agg_event {
+	const char *name;           /* "cycles" */
+	const char *unit;           /* "count" or "nanoseconds" */
+	uint64_t period;            /* nominal events per sample (0 with -F) */
+	double scale;               /* time_enabled / time_running (> 1: multiplexed) */
+};
+
 struct agg_info {
-	const char *event;          /* sample type name, e.g. "cycles" */
+	size_t nevents;             /* 0 means one event, described by event/event_unit/period */
+	struct agg_event events[PMUTOP_MAX_EVENTS];
+	const char *event;          /* sample type name, e.g. "cycles" (events[0]) */
 	const char *event_unit;     /* "count" or "nanoseconds" */
 	uint64_t period;            /* nominal events per sample */
 	uint64_t start_ns;          /* wall clock (CLOCK_REALTIME) at start */
@@ -81,6 +112,13 @@ void aggregate_free(struct aggregate *a);
 int aggregate_add(struct aggregate *a, uint32_t tid, const struct frame *frames,
 		  unsigned n, uint64_t weight);
 
+/*
+ * Like aggregate_add for event number `event` of a multi-event run: the
+ * sample's weight goes to weights[event] (and to weight when event is 0).
+ */
+int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *frames,
+			unsigned n, unsigned event, uint64_t weight);
+
 /* Name (comm) of a thread; the latest name wins. */
 void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *name);
 
@@ -100,5 +138,26 @@ const struct agg_mapping *aggregate_mappings(const struct aggregate *a, size_t *
 const struct agg_thread *aggregate_threads(const struct aggregate *a, size_t *n);
 /* The thread record of tid, or NULL. */
 const struct agg_thread *aggregate_thread(const struct aggregate *a, uint32_t tid);
+
+/*
+ * Import: build an aggregate from a saved profile (pprof_read.c) instead of
+ * from live frames. Each call appends one entry and returns its id in *id;
+ * strings are copied. Mappings and locations are not deduplicated (a saved
+ * profile's are already distinct, and inlined frames share an address);
+ * functions are, by (name, file). aggregate_import_stack() counts `samples`
+ * samples of total `weight` on (tid, locs) - every id must already exist.
+ * All return 0, -EINVAL (bad id) or -ENOMEM. Don't mix with aggregate_add().
+ */
+int aggregate_import_mapping(struct aggregate *a, uint64_t start, uint64_t limit,
+			     uint64_t offset, const char *file, const char *build_id,
+			     bool has_functions, uint32_t *id);
+int aggregate_import_function(struct aggregate *a, const char *name, const char *file,
+			      uint32_t *id);
+int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t address,
+			      uint32_t function_id, uint32_t *id);
+int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
+			   unsigned n, uint64_t samples, uint64_t weight);
+/* Name the event and its unit (agg_info.event/event_unit), copied. 0 or -ENOMEM. */
+int aggregate_set_event(struct aggregate *a, const char *event, const char *unit);
 
 #endif

@@ -14,6 +14,13 @@
 
 #include "pmutop/events.h"
 
+/* How a sample's call stack is obtained (--unwind=). */
+enum unwind_engine {
+	UNWIND_ENGINE_SNAPSHOT = 0, /* kernel copies regs + user stack; DWARF unwind */
+	UNWIND_ENGINE_PTRACE,       /* interrupt the thread, read it live (ptrace_engine.h) */
+	UNWIND_ENGINE_FP,           /* the kernel's frame-pointer callchain */
+};
+
 struct pmutop_opts {
 	pid_t pid;               /* -p; 0 when launching a command */
 	char **cmd;              /* argv after "--", NULL-terminated; NULL in attach mode */
@@ -33,6 +40,9 @@ struct pmutop_opts {
 	unsigned top_rows;       /* --rows in the text table; 0 = all */
 	bool kernel;             /* --kernel: also sample kernel mode */
 	bool quiet;              /* -q: no summary on stderr */
+	enum unwind_engine unwind; /* --unwind=snapshot|ptrace|fp */
+	bool stacks;             /* --stacks: print every thread's stack once and exit */
+	bool json;               /* --json: --stacks output as JSON */
 	bool top;                /* --top: the live view even with --dump */
 	bool no_tui;             /* --no-tui: never the live view */
 	double refresh;          /* --refresh SEC: live view interval (default 1) */

@@ -46,6 +46,11 @@ struct perf_sample {
 	const uint8_t *stack;       /* copy of user stack from regs SP, or NULL */
 	uint64_t stack_size;        /* valid bytes in stack (dyn_size) */
 	uint16_t misc;              /* header misc: user/kernel mode */
+	uint64_t id;                /* PERF_SAMPLE_IDENTIFIER: which counter (its parent's for inherited ones) */
+	uint32_t event;             /* index of the event in the run (set by the sampler) */
+	const uint64_t *callchain;  /* PERF_SAMPLE_CALLCHAIN entries as the kernel wrote them
+	                             * (PERF_CONTEXT_* markers included), or NULL */
+	uint64_t nr_callchain;
 };
 
 struct perf_mmap_rec {

@@ -30,4 +30,12 @@ int pprof_write(const struct aggregate *a, const char *path, char *err, size_t e
  */
 int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen);
 
+/*
+ * The same for one event of a multi-event run (--dump-split): sample types
+ * [samples, <event k>]. event -1 means every event (pprof_write/encode).
+ */
+int pprof_write_event(const struct aggregate *a, int event, const char *path, char *err,
+		      size_t errlen);
+int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out, size_t *outlen);
+
 #endif

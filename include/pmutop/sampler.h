@@ -26,11 +26,27 @@ struct sampler_config {
 	pid_t pid;
 	struct pmu_event event;
 	uint64_t period;        /* events per sample, or Hz when freq */
+	/*
+	 * Several events at once: when nevents > 0, events[]/periods[] replace
+	 * event/period. Each is its own counter on every (thread, CPU), sampling
+	 * at its own period; samples say which through perf_sample.event.
+	 */
+	size_t nevents;
+	struct pmu_event events[PMUTOP_MAX_EVENTS];
+	uint64_t periods[PMUTOP_MAX_EVENTS];
 	bool freq;
 	bool kernel;            /* also sample kernel mode */
 	unsigned stack_size;    /* bytes of user stack copied per sample */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = auto */
 	bool enable_on_exec;    /* launch mode: start counting at exec */
+	/*
+	 * What a sample carries for unwinding (--unwind): the default, user
+	 * registers + stack_size bytes of stack; the kernel's frame-pointer
+	 * callchain (user only unless kernel); or only the IP (the ptrace
+	 * engine reads the stack itself).
+	 */
+	enum { SAMPLER_STACK_COPY = 0, SAMPLER_CALLCHAIN, SAMPLER_IP_ONLY } stack_mode;
+	unsigned wakeup_events; /* wake the reader every N samples; 0 = at a quarter-full buffer */
 };
 
 struct sampler_stats {
@@ -75,5 +91,12 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg);
 int sampler_enable(struct sampler *s);
 
 void sampler_get_stats(const struct sampler *s, struct sampler_stats *st);
+
+/*
+ * How long each event was enabled and actually counting, summed over the
+ * counters still open (inherited ones included). running < enabled means
+ * the PMU multiplexed more events than it has counters. Returns 0 or -errno.
+ */
+int sampler_read_times(const struct sampler *s, uint64_t *enabled, uint64_t *running);
 
 #endif

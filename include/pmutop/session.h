@@ -34,7 +34,8 @@ enum session_state {
 struct session_status {
 	pid_t pid;
 	char cmdline[256];
-	struct pmu_event event;    /* the event really used (after any fallback) */
+	struct pmu_event event;    /* the (first) event really used (after any fallback) */
+	size_t nevents;            /* events sampled; see session_event() */
 	uint64_t period;           /* events per sample, or Hz when freq */
 	bool freq;
 	double elapsed;            /* seconds since sampling started */
@@ -75,6 +76,9 @@ int session_reset(struct session *s);
 
 const struct aggregate *session_aggregate(const struct session *s);
 void session_get_status(const struct session *s, struct session_status *st);
+
+/* Event k of the run (k < status.nevents) and its period; NULL past the end. */
+const struct pmu_event *session_event(const struct session *s, size_t k, uint64_t *period);
 
 /* An fd readable when session_poll() has something to do (for a UI's own poll). */
 int session_fd(const struct session *s);
