@@ -49,6 +49,14 @@ static const struct pmu_event builtin[] = {
 	EV("cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 1, false, "count"),
 };
 
+/* The generic cache events worth listing (and suggesting for typos). */
+static const char *cache_names[] = {
+	"L1-dcache-loads", "L1-dcache-load-misses", "L1-dcache-stores",
+	"L1-icache-load-misses", "LLC-loads", "LLC-load-misses", "LLC-stores",
+	"LLC-store-misses", "dTLB-loads", "dTLB-load-misses", "iTLB-load-misses",
+	"branch-loads", "branch-load-misses", "node-loads", "node-load-misses",
+};
+
 static const struct event_alias aliases[] = {
 	{ "cpu-cycles", "cycles" },
 	{ "cache-references", "cacheReferences" },
@@ -125,6 +133,11 @@ static const char *closest_name(const char *spec)
 		size_t d = edit_distance(spec, aliases[i].spelling);
 		if (d < best_d)
 			best_d = d, best = aliases[i].spelling;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cache_names); i++) {
+		size_t d = edit_distance(spec, cache_names[i]);
+		if (d < best_d)
+			best_d = d, best = cache_names[i];
 	}
 	/* Only suggest when the typo is small relative to the word. */
 	return best_d <= 3 && best_d < strlen(spec) ? best : NULL;
@@ -438,12 +451,6 @@ static void list_one(FILE *out, const struct pmu_event *ev, bool kernel)
 
 void events_list(FILE *out, bool kernel)
 {
-	static const char *cache_names[] = {
-		"L1-dcache-loads", "L1-dcache-load-misses", "L1-dcache-stores",
-		"L1-icache-load-misses", "LLC-loads", "LLC-load-misses", "LLC-stores",
-		"LLC-store-misses", "dTLB-loads", "dTLB-load-misses", "iTLB-load-misses",
-		"branch-loads", "branch-load-misses", "node-loads", "node-load-misses",
-	};
 	struct pmu_event ev;
 	char err[256];
 	unsigned npfm = 0;

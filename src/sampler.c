@@ -707,5 +707,14 @@ int sampler_read_times(const struct sampler *s, uint64_t *enabled, uint64_t *run
 			}
 		}
 	}
+	/*
+	 * A counter tied to one CPU is enabled whenever its thread runs (on any
+	 * CPU) but runs only while the thread is on that CPU: across the CPUs,
+	 * running adds up to the thread's run time, and enabled to ncpus times
+	 * it. Report enabled per CPU so running == enabled means "never
+	 * multiplexed".
+	 */
+	for (unsigned k = 0; k < s->nev; k++)
+		enabled[k] /= s->nbufs;
 	return 0;
 }

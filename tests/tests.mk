@@ -63,3 +63,13 @@ $(WL_BENCH): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+# Event workloads (t_events.sh): branch mispredictions and cache misses with
+# known homes. -O1 keeps the branches branches (no cmov at this level here).
+WL_EVENTS    := $(addprefix $(WORKLOAD_DIR)/,branchy cachey)
+workloads: $(WL_EVENTS)
+
+$(WL_EVENTS): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<

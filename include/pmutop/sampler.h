@@ -94,8 +94,9 @@ void sampler_get_stats(const struct sampler *s, struct sampler_stats *st);
 
 /*
  * How long each event was enabled and actually counting, summed over the
- * counters still open (inherited ones included). running < enabled means
- * the PMU multiplexed more events than it has counters. Returns 0 or -errno.
+ * threads whose counters are still open (inherited ones included), with
+ * enabled normalised per CPU. running < enabled means the PMU multiplexed
+ * more events than it has counters. Returns 0 or -errno.
  */
 int sampler_read_times(const struct sampler *s, uint64_t *enabled, uint64_t *running);
 
