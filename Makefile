@@ -12,7 +12,7 @@ BUILD    ?= build
 PMUTOP_OUT ?= pmutop
 PREFIX   ?= /usr/local
 CC       ?= cc
-PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw
+PKGS     := libunwind-generic libunwind-ptrace libelf libdw libprotobuf-c zlib ncursesw
 WERROR   ?= -Werror
 VERSION  := 0.1.0
 

@@ -481,6 +481,11 @@ const char *module_build_id(const struct module *m)
 	return m ? m->build_id : "";
 }
 
+struct Elf *module_elf(const struct module *m)
+{
+	return m ? m->elf : NULL;
+}
+
 size_t module_nsyms(const struct module *m)
 {
 	return m ? m->nsyms : 0;

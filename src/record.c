@@ -44,6 +44,10 @@ static void print_summary(const struct session *s, FILE *out)
 		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
 			"try a larger --mmap-pages or a longer --period\n",
 			(unsigned long long)st.lost);
+	if (st.unwind.verified)
+		fprintf(out, "pmutop: unwind check: %llu samples unwound by both the fast path and "
+			"libunwind, %llu differ\n", (unsigned long long)st.unwind.verified,
+			(unsigned long long)st.unwind.mismatches);
 	for (int i = 0; i < UNWIND_NOUTCOMES; i++)
 		total += info->outcomes[i];
 	if (total) {

@@ -611,6 +611,8 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->signal = s->signal;
 	st->exit_status = s->exit_status;
 	st->why = s->why;
+	if (s->unwinder)
+		unwinder_get_stats(s->unwinder, &st->unwind);
 }
 
 int session_fd(const struct session *s)

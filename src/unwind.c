@@ -24,6 +24,7 @@
 #include "pmutop/maps.h"
 #include "pmutop/module.h"
 #include "pmutop/perf_record.h"
+#include "pmutop/unwind_fast.h"
 
 /* Exported by libunwind but not declared in its headers. */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
@@ -33,6 +34,9 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip
 struct unwinder {
 	unw_addr_space_t as;
 	struct maps *maps;
+	struct fast_unwinder *fast; /* NULL: libunwind only (PMUTOP_UNWIND=libunwind) */
+	bool verify;                /* PMUTOP_UNWIND_VERIFY=1: run both, compare */
+	struct unwind_stats stats;
 };
 
 /* Per-walk state handed to the accessors as their `arg`. */
@@ -223,6 +227,13 @@ struct unwinder *unwinder_new(struct maps *maps)
 		return NULL;
 	}
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	{
+		const char *mode = getenv("PMUTOP_UNWIND");
+		const char *verify = getenv("PMUTOP_UNWIND_VERIFY");
+		if (!mode || strcmp(mode, "libunwind"))
+			u->fast = fast_unwinder_new(maps);
+		u->verify = verify && *verify == '1' && u->fast;
+	}
 	return u;
 }
 
@@ -231,16 +242,58 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	unw_destroy_addr_space(u->as);
+	fast_unwinder_free(u->fast);
 	free(u);
 }
 
 void unwinder_flush(struct unwinder *u)
 {
 	unw_flush_cache(u->as, 0, 0);
+	if (u->fast)
+		fast_unwinder_flush(u->fast);
 }
+
+void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
+{
+	*st = u->stats;
+}
+
+static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
+			       uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
 unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 			 uint64_t *ips, unsigned max, enum unwind_outcome *outcome)
+{
+	unsigned n = 0;
+
+	if (u->fast)
+		n = fast_unwind(u->fast, s, ips, max, outcome);
+	if (n && !u->verify) {
+		u->stats.fast++;
+		return n;
+	}
+	if (!n) {
+		u->stats.slow++;
+		return libunwind_walk(u, s, ips, max, outcome);
+	}
+	/* Verification: libunwind is the reference; count any difference. */
+	{
+		uint64_t ref[1024];
+		enum unwind_outcome ref_outcome;
+		unsigned rn = libunwind_walk(u, s, ref, max < 1024 ? max : 1024, &ref_outcome);
+
+		u->stats.fast++;
+		u->stats.verified++;
+		if (rn != n || ref_outcome != *outcome || memcmp(ref, ips, n * sizeof(*ips)))
+			u->stats.mismatches++;
+		memcpy(ips, ref, rn * sizeof(*ips));
+		*outcome = ref_outcome;
+		return rn;
+	}
+}
+
+static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
+			       uint64_t *ips, unsigned max, enum unwind_outcome *outcome)
 {
 	struct walk w = { .u = u, .s = s };
 	unw_cursor_t cur;

@@ -52,6 +52,13 @@ const char *module_path(const struct module *m);
 const char *module_build_id(const struct module *m);
 
 /*
+ * The libelf handle of the object's image (for libdw's CFI reader), or NULL.
+ * Owned by the module; valid until module_cache_free().
+ */
+struct Elf;
+struct Elf *module_elf(const struct module *m);
+
+/*
  * Load bias for a mapping of this module at map_start with file offset
  * map_pgoff: runtime address = ELF vaddr + bias. Returns 0 or -ENOENT when no
  * PT_LOAD segment covers map_pgoff.

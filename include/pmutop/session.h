@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "pmutop/events.h"
+#include "pmutop/unwind.h"
 
 struct aggregate;
 struct pmutop_opts;
@@ -47,6 +48,7 @@ struct session_status {
 	int signal;                /* for SESSION_SIGNALLED */
 	int exit_status;           /* launched command: wait status, or -1 */
 	const char *why;           /* human-readable reason for the state */
+	struct unwind_stats unwind; /* fast path vs libunwind, verification */
 };
 
 struct session;

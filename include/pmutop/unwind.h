@@ -49,4 +49,17 @@ void unwinder_flush(struct unwinder *u);
 unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 			 uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
+/*
+ * Which path unwound the samples: the cached-rule fast path or libunwind
+ * (the reference, used for whatever the fast path does not model). With
+ * PMUTOP_UNWIND_VERIFY=1 in the environment every fast-path sample is also
+ * unwound by libunwind and differences are counted (libunwind's result is
+ * kept); PMUTOP_UNWIND=libunwind turns the fast path off.
+ */
+struct unwind_stats {
+	uint64_t fast, slow;
+	uint64_t verified, mismatches;
+};
+void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st);
+
 #endif
