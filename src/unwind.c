@@ -63,6 +63,9 @@ static const int8_t unw_to_sample[17] = {
 };
 
 #define SAMPLE_SP 7
+
+/* How far above SP a read still counts as "the stack" (glibc's default size). */
+#define STACK_REACH (8ULL << 20)
 #define SAMPLE_IP 8
 
 const char *unwind_outcome_name(enum unwind_outcome o)
@@ -166,7 +169,11 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 	/* 3. The live target: stack above the copy, anonymous memory. */
 	if (read_live(w, addr, valp, sizeof(*valp)) == 0)
 		return 0;
-	if (addr >= w->sp)
+	/*
+	 * A failed read just above the copy means the stack went away (the
+	 * thread exited); anywhere else it is a garbage pointer: a bad frame.
+	 */
+	if (addr >= w->sp && addr - w->sp < STACK_REACH)
 		w->live_failed = true;
 	return -UNW_EINVAL;
 }

@@ -260,6 +260,12 @@ static int read_word(const struct fast_unwinder *f, const struct perf_sample *s,
 	return 0;
 }
 
+/* As unwind.c: a failed read just above SP is a vanished stack, else garbage. */
+static enum unwind_outcome stack_read_outcome(uint64_t sp0, uint64_t addr)
+{
+	return addr >= sp0 && addr - sp0 < (8ULL << 20) ? UNWIND_STACK_CUT : UNWIND_BAD_FRAME;
+}
+
 unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint64_t *ips,
 		     unsigned max, enum unwind_outcome *outcome)
 {
@@ -296,12 +302,12 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			goto fallback;
 		cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
 		if (read_word(f, s, sp0, cfa - 8, &ra)) {
-			*outcome = UNWIND_STACK_CUT;
+			*outcome = stack_read_outcome(sp0, cfa - 8);
 			return n;
 		}
 		if (r->bp == BP_AT_CFA) {
 			if (read_word(f, s, sp0, cfa + (uint64_t)(int64_t)r->bp_off, &new_bp)) {
-				*outcome = UNWIND_STACK_CUT;
+				*outcome = stack_read_outcome(sp0, cfa + (uint64_t)(int64_t)r->bp_off);
 				return n;
 			}
 		} else if (r->bp == BP_UNDEF) {
