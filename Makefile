@@ -12,7 +12,8 @@ BUILD    ?= build
 PMUTOP_OUT ?= pmutop
 PREFIX   ?= /usr/local
 CC       ?= cc
-PKGS     := libunwind-generic libunwind-ptrace libelf libdw libprotobuf-c zlib ncursesw
+PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw \
+            libdw libmicrohttpd
 WERROR   ?= -Werror
 VERSION  := 0.1.0
 
@@ -30,7 +31,8 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -DPMUTOP_VERSION=\"$(VERSION)\" -Iinclude -Iui -I$(BUILD)/proto \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lpfm -lpthread $(EXTRA_LDFLAGS)
+# libiberty (the demangler) is a static library without a .pc file.
+LDLIBS_ALL := $(PKG_LIBS) -lpfm -liberty -lpthread $(EXTRA_LDFLAGS)
 
 PROTO_C  := $(BUILD)/proto/profile.pb-c.c
 PROTO_H  := $(BUILD)/proto/profile.pb-c.h

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmutop/debuginfo.h"
+#include "pmutop/demangle.h"
 #include "pmutop/maps.h"
 #include "pmutop/module.h"
 #include "pmutop/symbolize.h"
@@ -214,6 +216,13 @@ static void arena_free(struct arena *ar)
 
 /* ---- the aggregate ------------------------------------------------------- */
 
+struct pending_loc {
+	uint32_t loc_id;
+	bool unnamed;             /* no symbol: only DWARF can name it */
+	const struct mapping *map;
+	uint64_t addr;
+};
+
 /* A growable array of entries; n doubles as the next id - 1. */
 #define VEC(type) struct { type *v; size_t n, cap; }
 
@@ -227,6 +236,11 @@ struct aggregate {
 	VEC(struct agg_stack) stacks;
 	VEC(struct agg_thread) threads;
 	VEC(const char *) strs;        /* interned strings */
+	/*
+	 * Locations whose debug info is still to be looked up: the mapping they
+	 * were seen in (maps keep every mapping until the session ends).
+	 */
+	VEC(struct pending_loc) pending;
 
 	struct index map_ix, func_ix, loc_ix, stack_ix, thread_ix, str_ix;
 	struct arena arena;
@@ -325,6 +339,8 @@ static int mapping_intern(struct aggregate *a, const struct mapping *m, uint32_t
 		am->file = file;
 		am->build_id = build_id;
 		am->has_functions = true;
+		/* Until a location in it turns out to have no debug info. */
+		am->has_filenames = am->has_line_numbers = am->has_inline_frames = m->dbg != NULL;
 		a->map_keys.v[a->map_keys.n++] = key;
 		index_insert(&a->map_ix, sl, grown, h, (uint32_t)a->maps.n);
 		a->maps.n++;
@@ -374,6 +390,8 @@ static int function_intern(struct aggregate *a, const char *name, const char *fi
 	f->id = (uint32_t)a->funcs.n + 1;
 	f->name = k.name;
 	f->file = k.file;
+	f->system_name = NULL;
+	f->start_line = 0;
 	index_insert(&a->func_ix, sl, grown, h, (uint32_t)a->funcs.n);
 	a->funcs.n++;
 	*id = f->id;
@@ -396,10 +414,93 @@ static bool loc_eq(const struct aggregate *a, uint32_t e, const void *key)
 }
 
 /* First sight of an address: name its function and record the location. */
+/*
+ * Whether a location in m gets its lines from debug info (later, see
+ * aggregate_resolve_lines()); finds m's debug file on first use.
+ */
+static bool m_has_debuginfo(const struct mapping *m)
+{
+	return m && m->mod && m->dbg && debuginfo_prepare(m->dbg, m);
+}
+
+static bool is_mangled(const char *s)
+{
+	return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
+}
+
+/*
+ * A function by its raw symbol: the name shown is the demangled one (C++,
+ * Rust), the raw one is kept as system_name. start_line from debug info.
+ */
+static int function_intern_sym(struct aggregate *a, const char *raw, const char *file,
+			       int64_t start_line, uint32_t *id)
+{
+	char *dm = demangle(raw);
+	struct agg_function *f;
+	int err = function_intern(a, dm ? dm : raw, file, id);
+
+	if (!err) {
+		f = &a->funcs.v[*id - 1];
+		if (dm && !f->system_name)
+			f->system_name = str_intern(a, raw);
+		if (!f->start_line)
+			f->start_line = start_line;
+	}
+	free(dm);
+	return err;
+}
+
+/*
+ * The inline chain of a location from the mapping's debug info (DWARF
+ * lookups are cached per module and address in debuginfo.c), as interned
+ * lines in *out; *n = 0 when there is no debug info for the address.
+ */
+static int lines_intern(struct aggregate *a, const struct mapping *m, uint64_t addr,
+			const char *symname, const char *modfile, struct agg_line **out,
+			uint32_t *n)
+{
+	const struct src_line *src;
+	struct agg_line *lines;
+	unsigned ns, i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!m || !m->mod || !m->dbg)
+		return 0;
+	ns = debuginfo_lookup(m->dbg, m, addr, &src);
+	if (!ns)
+		return 0;
+	lines = arena_alloc(&a->arena, ns * sizeof(*lines), alignof(struct agg_line));
+	if (!lines)
+		return -ENOMEM;
+	for (i = 0; i < ns; i++) {
+		const char *raw = src[i].func;
+
+		/*
+		 * The function that holds the code is the ELF symbol: prefer its
+		 * mangled name (with parameter types) to DWARF's plain one.
+		 */
+		if (i == ns - 1 && symname && is_mangled(symname) && !(raw && is_mangled(raw)))
+			raw = symname;
+		if (!raw || !*raw)
+			raw = i == ns - 1 && symname ? symname : "[inlined]";
+		err = function_intern_sym(a, raw, src[i].file ? src[i].file : modfile,
+					  src[i].decl_line, &lines[i].function_id);
+		if (err)
+			return err;
+		lines[i].line = src[i].line;
+	}
+	*out = lines;
+	*n = ns;
+	return 0;
+}
+
 static int location_new(struct aggregate *a, const struct frame *f,
 			const struct loc_key *k, uint32_t h, struct slot *sl,
 			uint32_t *id)
 {
+	bool pending = m_has_debuginfo(f->map);
 	const struct mapping *m = f->map;
 	char buf[256];
 	const char *name = f->func, *file = "";
@@ -418,18 +519,29 @@ static int location_new(struct aggregate *a, const struct frame *f,
 		if (!file)
 			file = "";
 	}
-	err = function_intern(a, name, file, &fid);
+	err = function_intern_sym(a, name, file, 0, &fid);
 	if (err)
 		return err;
-	if (index_reserve(&a->loc_ix, &grown) || VEC_RESERVE(a->locs))
+	if (index_reserve(&a->loc_ix, &grown) || VEC_RESERVE(a->locs) ||
+	    (pending && VEC_RESERVE(a->pending)))
 		return -ENOMEM;
-	if (!f->func && k->mapping_id)
+	if (!f->func && !pending && k->mapping_id)
 		a->maps.v[k->mapping_id - 1].has_functions = false;
+	if (!pending && k->mapping_id) {
+		struct agg_mapping *am = &a->maps.v[k->mapping_id - 1];
+
+		am->has_filenames = am->has_line_numbers = am->has_inline_frames = false;
+	}
 	l = &a->locs.v[a->locs.n];
 	l->id = (uint32_t)a->locs.n + 1;
 	l->mapping_id = k->mapping_id;
 	l->address = k->address;
 	l->function_id = fid;
+	l->nlines = 0;
+	l->lines = NULL;
+	/* DWARF later (aggregate_resolve_lines): it can take long on first use. */
+	if (pending)
+		a->pending.v[a->pending.n++] = (struct pending_loc){ l->id, !f->func, f->map, f->addr };
 	index_insert(&a->loc_ix, sl, grown, h, (uint32_t)a->locs.n);
 	a->locs.n++;
 	*id = l->id;
@@ -581,6 +693,7 @@ void aggregate_free(struct aggregate *a)
 	free(a->stacks.v);
 	free(a->threads.v);
 	free(a->strs.v);
+	free(a->pending.v);
 	free(a->map_ix.slots);
 	free(a->func_ix.slots);
 	free(a->loc_ix.slots);
@@ -715,6 +828,7 @@ int aggregate_import_mapping(struct aggregate *a, uint64_t start, uint64_t limit
 	am->file = f;
 	am->build_id = b;
 	am->has_functions = has_functions;
+	am->has_filenames = am->has_line_numbers = am->has_inline_frames = false;
 	a->map_keys.v[a->map_keys.n++] = 0;
 	a->maps.n++;
 	*id = am->id;
@@ -742,6 +856,8 @@ int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t
 	l->mapping_id = mapping_id;
 	l->address = address;
 	l->function_id = function_id;
+	l->nlines = 0;
+	l->lines = NULL;
 	a->locs.n++;
 	*id = l->id;
 	return 0;
@@ -782,4 +898,46 @@ int aggregate_set_event(struct aggregate *a, const char *event, const char *unit
 	a->info.event = e;
 	a->info.event_unit = u;
 	return 0;
+}
+
+/* ---- debug info (issue 8) ---- */
+
+int aggregate_resolve_lines(struct aggregate *a)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < a->pending.n; i++) {
+		const struct pending_loc *p = &a->pending.v[i];
+		const struct agg_function *fn;
+		struct agg_location *l;
+		struct agg_line *lines;
+		const char *sym, *modfile;
+		uint32_t n;
+
+		if (!p->loc_id || p->loc_id > a->locs.n)
+			continue;
+		fn = &a->funcs.v[a->locs.v[p->loc_id - 1].function_id - 1];
+		sym = fn->system_name ? fn->system_name : fn->name;
+		modfile = module_path(p->map->mod);
+		err = lines_intern(a, p->map, p->addr, sym, modfile ? modfile : "", &lines, &n);
+		if (err)
+			break; /* ENOMEM: the rest stay pending */
+		l = &a->locs.v[p->loc_id - 1];
+		if (n) {
+			l->lines = lines;
+			l->nlines = n;
+			l->function_id = lines[0].function_id;
+		} else if (l->mapping_id) {
+			struct agg_mapping *am = &a->maps.v[l->mapping_id - 1];
+
+			am->has_filenames = am->has_line_numbers = am->has_inline_frames = false;
+			if (p->unnamed)
+				am->has_functions = false;
+		}
+	}
+	if (i) /* pending.v is NULL when nothing was ever pending (UB for memmove) */
+		memmove(a->pending.v, a->pending.v + i, (a->pending.n - i) * sizeof(*a->pending.v));
+	a->pending.n -= i;
+	return err;
 }

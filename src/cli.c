@@ -33,6 +33,13 @@ enum {
 	OPT_NO_TUI,
 	OPT_REFRESH,
 	OPT_LOAD,
+	OPT_FORMAT,
+	OPT_FOLDED_THREADS,
+	OPT_HTTP,
+	OPT_HTTP_MAX_SECONDS,
+	OPT_UNWIND,
+	OPT_STACKS,
+	OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +59,13 @@ static const struct option long_opts[] = {
 	{ "no-tui", no_argument, NULL, OPT_NO_TUI },
 	{ "refresh", required_argument, NULL, OPT_REFRESH },
 	{ "load", required_argument, NULL, OPT_LOAD },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "folded-threads", no_argument, NULL, OPT_FOLDED_THREADS },
+	{ "http", required_argument, NULL, OPT_HTTP },
+	{ "http-max-seconds", required_argument, NULL, OPT_HTTP_MAX_SECONDS },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
@@ -90,12 +104,27 @@ static void print_help(FILE *out)
 "                         (default: 128, what a non-root user may lock; 512 as root)\n"
 "      --rows N           rows of the table printed without --dump (default: all)\n"
 "      --kernel           also sample in kernel mode (needs perf_event_paranoid<=1)\n"
+"      --unwind ENGINE    how stacks are taken: snapshot (default; the kernel\n"
+"                         copies registers + --stack-size bytes of stack, DWARF\n"
+"                         unwind), ptrace (stop the thread at each sample and\n"
+"                         read it live; one tracer per process) or fp (the\n"
+"                         kernel's frame-pointer walk: cheapest, needs -fno-omit-\n"
+"                         frame-pointer code)\n"
+"      --stacks           print the current stack of every thread of -p PID once\n"
+"                         and exit (ptrace; like py-spy dump / eu-stack)\n"
+"      --json             with --stacks: JSON instead of text\n"
 "  -q, --quiet            no summary on stderr\n"
 "      --top              the live view even with --dump (FILE is written on quit)\n"
 "      --no-tui           no live view: print the table at the end\n"
 "      --refresh SEC      live view refresh interval (default 1)\n"
 "      --load FILE        show a saved pprof profile (live view on a terminal,\n"
 "                         else the table)\n"
+"      --format FMT       what --dump writes: pprof (default) or folded\n"
+"                         (collapsed stacks: flamegraph.pl, inferno, speedscope)\n"
+"      --folded-threads   with --format folded: thread name as the root frame\n"
+"      --http ADDR:PORT   serve /debug/pprof/profile?seconds=N&event=E&period=P\n"
+"                         for -p PID (Go's endpoint; loopback unless ADDR says)\n"
+"      --http-max-seconds N  longest profile a request may ask for (default 300)\n"
 "  -h, --help             this text\n"
 "      --version          version\n"
 "\n"
@@ -118,7 +147,41 @@ static void print_help(FILE *out)
 "  pmutop --load prof.pb.gz                         browse a saved profile\n"
 "  pmutop -p 1234 -e cycles --dump prof.pb.gz --duration 10\n"
 "  pmutop -e cacheMisses -- ./my_program args       launch and profile\n"
+"  pmutop --stacks -p 1234                          where is every thread now?\n"
+"  pmutop -p 1234 --unwind=fp --dump prof.pb.gz     frame-pointer stacks\n"
 "  go tool pprof -top prof.pb.gz                    read a profile\n");
+}
+
+/* Conflicts of --format, --folded-threads and --http with the rest. */
+static int cli_check_outputs(const struct pmutop_opts *o, char *err, size_t errlen)
+{
+	if (o->format == DUMP_FOLDED && !o->dump) {
+		snprintf(err, errlen, "--format folded needs --dump FILE (the folded stacks go there)");
+		return -EINVAL;
+	}
+	if (o->format == DUMP_FOLDED && o->dump_split) {
+		snprintf(err, errlen, "--format folded writes one file: drop --dump-split");
+		return -EINVAL;
+	}
+	if (o->format == DUMP_FOLDED && o->top) {
+		snprintf(err, errlen, "--format folded is written by the batch mode only: drop --top");
+		return -EINVAL;
+	}
+	if (o->folded_threads && o->format != DUMP_FOLDED) {
+		snprintf(err, errlen, "--folded-threads applies to --format folded");
+		return -EINVAL;
+	}
+	if (o->http && (o->cmd || !o->pid)) {
+		snprintf(err, errlen, "--http serves profiles of a running process: give -p PID, "
+			 "not a command");
+		return -EINVAL;
+	}
+	if (o->http && (o->dump || o->top || o->duration > 0)) {
+		snprintf(err, errlen, "--http answers each request with its own profile: "
+			 "--dump, --top and --duration do not apply (use ?seconds=N)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
@@ -166,6 +229,7 @@ void cli_defaults(struct pmutop_opts *o)
 		.stack_size = DEFAULT_STACK_SIZE,
 		.max_depth = DEFAULT_MAX_DEPTH,
 		.refresh = DEFAULT_REFRESH,
+		.http_max_seconds = 300,
 	};
 }
 
@@ -287,6 +351,50 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 			}
 			o->load = optarg;
 			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "pprof")) {
+				o->format = DUMP_PPROF;
+			} else if (!strcmp(optarg, "folded") || !strcmp(optarg, "collapsed")) {
+				o->format = DUMP_FOLDED;
+			} else {
+				snprintf(err, errlen, "invalid format \"%s\" (expected pprof or folded)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_FOLDED_THREADS:
+			o->folded_threads = true;
+			break;
+		case OPT_HTTP:
+			if (!*optarg) {
+				snprintf(err, errlen, "--http needs an address, e.g. 127.0.0.1:6060");
+				return -EINVAL;
+			}
+			o->http = optarg;
+			break;
+		case OPT_HTTP_MAX_SECONDS:
+			if (parse_u64("http max seconds", optarg, 1, 86400, &v, err, errlen))
+				return -EINVAL;
+			o->http_max_seconds = (unsigned)v;
+			break;
+		case OPT_UNWIND:
+			if (!strcmp(optarg, "snapshot") || !strcmp(optarg, "dwarf")) {
+				o->unwind = UNWIND_ENGINE_SNAPSHOT;
+			} else if (!strcmp(optarg, "ptrace")) {
+				o->unwind = UNWIND_ENGINE_PTRACE;
+			} else if (!strcmp(optarg, "fp")) {
+				o->unwind = UNWIND_ENGINE_FP;
+			} else {
+				snprintf(err, errlen, "invalid unwind engine \"%s\" (expected snapshot, "
+					 "ptrace or fp)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_STACKS:
+			o->stacks = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
 		case 'h':
 			print_help(out);
 			return 1;
@@ -337,11 +445,22 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 		snprintf(err, errlen, "--period and -F are exclusive: give one");
 		return -EINVAL;
 	}
+	if (o->json && !o->stacks) {
+		snprintf(err, errlen, "--json applies to --stacks");
+		return -EINVAL;
+	}
+	if (o->stacks && (o->cmd || o->dump || o->top || o->http || o->duration > 0)) {
+		snprintf(err, errlen, "--stacks prints the stacks of -p PID once and exits: a command, "
+			 "--dump, --top, --http and --duration do not apply");
+		return -EINVAL;
+	}
 	if (o->dump_split && !o->dump) {
 		snprintf(err, errlen, "--dump-split needs --dump FILE (files are FILE with the event "
 			 "name added before the extension)");
 		return -EINVAL;
 	}
+	if (cli_check_outputs(o, err, errlen))
+		return -EINVAL;
 	return parse_events(o, event_specs, nspecs, err, errlen);
 }
 
@@ -353,7 +472,9 @@ int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mod
 			 "(drop --top to get the table, or run pmutop in a terminal)");
 		return -EINVAL;
 	}
-	if (o->load)
+	if (o->stacks || o->http)
+		*mode = MODE_RECORD;  /* one-shot and server modes: never the live view */
+	else if (o->load)
 		*mode = o->top || (stdout_tty && !o->no_tui) ? MODE_LOAD_TOP : MODE_LOAD_TABLE;
 	else if (o->top || (stdout_tty && !o->no_tui && !o->dump))
 		*mode = MODE_TOP;

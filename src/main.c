@@ -1,16 +1,23 @@
 /*
- * main.c - pmutop's entry point: parse the command line, run, exit.
+ * main.c - pmutop's entry point: parse the command line, pick the mode
+ * (live view, batch record, saved profile), run, exit.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pmutop/cli.h"
 #include "pmutop/events.h"
+#include "pmutop/http_server.h"
+#include "pmutop/load.h"
 #include "pmutop/record.h"
+#include "pmutop/stacks.h"
+#include "tui.h"
 
 int main(int argc, char **argv)
 {
 	struct pmutop_opts opts;
+	enum pmutop_mode mode;
 	char err[512];
 	int rc;
 
@@ -25,5 +32,24 @@ int main(int argc, char **argv)
 		events_list(stdout, opts.kernel);
 		return 0;
 	}
-	return record_run(&opts);
+	if (opts.stacks)
+		return stacks_run(&opts);
+	if (opts.http)
+		return http_serve(&opts);
+	/* The live view needs a terminal for keys (stdin) and the screen (stdout). */
+	if (cli_mode(&opts, isatty(STDIN_FILENO) && isatty(STDOUT_FILENO), &mode, err,
+		     sizeof(err))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		return 2;
+	}
+	switch (mode) {
+	case MODE_TOP:
+	case MODE_LOAD_TOP:
+		return tui_run(&opts);
+	case MODE_LOAD_TABLE:
+		return load_run(&opts);
+	case MODE_RECORD:
+	default:
+		return record_run(&opts);
+	}
 }

@@ -13,7 +13,9 @@
  * Modules are opened through the module cache: for a file, by
  * /proc/PID/map_files/START-END first (the exact file even when it was
  * deleted or lives in another mount namespace; needs CAP_CHECKPOINT_RESTORE
- * or CAP_SYS_ADMIN), then /proc/PID/root/PATH, then PATH. The vDSO is copied
+ * or CAP_SYS_ADMIN), then /proc/PID/root/PATH, then PATH - the last only when
+ * the target shares our mount namespace (in a container the host's PATH may
+ * be a different file, or one planted to mislead us). The vDSO is copied
  * out of the target with process_vm_readv().
  *
  * Device numbers are encoded with makedev(major, minor) everywhere, so that
@@ -25,12 +27,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "pmutop/debuginfo.h"
 #include "pmutop/maps.h"
 #include "pmutop/module.h"
+#include "pmutop/perfmap.h"
 
 #define MAX_VDSO_SIZE (1u << 20)
 
@@ -46,6 +51,10 @@ struct maps {
 
 	uint32_t next_id;
 	uint64_t generation;
+
+	bool same_mntns;          /* the host path may be opened (maps_same_mount_ns) */
+	struct debuginfo *dbg;    /* DWARF per module, shared by every mapping */
+	struct perfmap *perfmap;  /* JIT names */
 };
 
 static int grow(void *arrp, size_t *cap, size_t need, size_t elem)
@@ -66,6 +75,22 @@ static int grow(void *arrp, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/*
+ * Whether pid is in our mount namespace: the same nsfs inode behind
+ * /proc/self/ns/mnt and /proc/PID/ns/mnt. False when either cannot be read,
+ * so an unknown namespace never gets host paths.
+ */
+static bool same_mount_ns(pid_t pid)
+{
+	char path[64];
+	struct stat self, target;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &self) != 0 || stat(path, &target) != 0)
+		return false;
+	return self.st_dev == target.st_dev && self.st_ino == target.st_ino;
+}
+
 struct maps *maps_new(pid_t pid, struct module_cache *cache)
 {
 	struct maps *m = calloc(1, sizeof(*m));
@@ -74,6 +99,9 @@ struct maps *maps_new(pid_t pid, struct module_cache *cache)
 		return NULL;
 	m->pid = pid;
 	m->cache = cache;
+	m->same_mntns = same_mount_ns(pid);
+	m->dbg = debuginfo_new(pid, m->same_mntns);
+	m->perfmap = perfmap_new(pid, m->same_mntns);
 	return m;
 }
 
@@ -87,12 +115,24 @@ void maps_free(struct maps *m)
 	}
 	free(m->all);
 	free(m->cur);
+	debuginfo_free(m->dbg);
+	perfmap_free(m->perfmap);
 	free(m);
 }
 
 pid_t maps_pid(const struct maps *m)
 {
 	return m->pid;
+}
+
+struct perfmap *maps_perfmap(const struct maps *m)
+{
+	return m ? m->perfmap : NULL;
+}
+
+bool maps_same_mount_ns(const struct maps *m)
+{
+	return m->same_mntns;
 }
 
 uint64_t maps_generation(const struct maps *m)
@@ -124,6 +164,7 @@ static struct mapping *mapping_new(struct maps *m, uint64_t start, uint64_t end,
 	map->dev = dev;
 	map->ino = ino;
 	map->exec = exec;
+	map->dbg = m->dbg;
 	m->all[m->nall++] = map;
 	return map;
 }
@@ -208,7 +249,7 @@ static struct module *vdso_module(struct maps *m, const struct mapping *map)
 
 static struct module *file_module(struct maps *m, const struct mapping *map)
 {
-	char map_files[96], *root = NULL;
+	char map_files[96], exe[64], *root = NULL;
 	const char *paths[3];
 	unsigned n = 0;
 	struct module *mod;
@@ -222,7 +263,23 @@ static struct module *file_module(struct maps *m, const struct mapping *map)
 			paths[n++] = root;
 		else
 			root = NULL;
-		paths[n++] = map->path;
+		/*
+		 * The host's file of that name is the target's only in the same
+		 * mount namespace; in a container it may be anything (hardening).
+		 */
+		if (m->same_mntns)
+			paths[n++] = map->path;
+	} else {
+		/*
+		 * map_files needs CAP_SYS_ADMIN; a deleted executable stays
+		 * reachable as /proc/PID/exe (ptrace-read rights, as for
+		 * process_vm_readv) when that is the same file.
+		 */
+		struct stat st;
+
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)m->pid);
+		if (stat(exe, &st) == 0 && st.st_dev == map->dev && st.st_ino == map->ino)
+			paths[n++] = exe;
 	}
 	mod = module_cache_get_any(m->cache, paths, n, map->path, map->dev, map->ino);
 	free(root);

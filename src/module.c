@@ -15,6 +15,10 @@
  * writable mapping turns such writes into copy-on-write pages that never
  * reach the file; a read-only one would turn them into SIGSEGV.
  *
+ * A mapped file can shrink under us (the target rewrites its own library in
+ * place): touching a page past the new end raises SIGBUS even through a
+ * private mapping. See sigbus_install() for how that is survived.
+ *
  * Robustness: input is untrusted (it is fuzzed). libelf bounds-checks the
  * headers, sections, notes and strings it hands out; every offset and size
  * we use ourselves (segment file ranges) is clamped to the image size here.
@@ -25,6 +29,8 @@
 #include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +95,51 @@ struct module_cache {
 	size_t nbuckets;       /* power of two */
 	size_t count;
 };
+
+/* ---- files that shrink under us ------------------------------------------ */
+
+static struct sigaction sigbus_old;
+static uintptr_t sigbus_page_size;
+
+/*
+ * pmutop maps files only to read them (module images here, libelf's and
+ * libdw's own mappings), so a SIGBUS for an address past the end of a file
+ * (BUS_ADRERR) means one was truncated after we mapped it. Put a zero page
+ * over the faulting page and return: the read is retried and sees zeros,
+ * which the parsers treat as a corrupt file (no symbol, no unwind info).
+ * Any other SIGBUS, or a failed mmap, gets the previous disposition back
+ * and faults again into it.
+ */
+static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig, (void)uctx;
+	if (si->si_code == BUS_ADRERR && si->si_addr) {
+		void *page = (void *)((uintptr_t)si->si_addr & ~(sigbus_page_size - 1));
+
+		if (mmap(page, sigbus_page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == page)
+			return;
+	}
+	sigaction(SIGBUS, &sigbus_old, NULL);
+}
+
+/* Once per process, before the first file is mapped. */
+static void sigbus_install(void)
+{
+	static bool done;
+	struct sigaction sa;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (done)
+		return;
+	done = true;
+	sigbus_page_size = ps > 0 ? (uintptr_t)ps : 4096;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigbus_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &sigbus_old);
+}
 
 /* ---- module lifetime ---------------------------------------------------- */
 
@@ -628,6 +679,7 @@ struct module_cache *module_cache_new(void)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
+	sigbus_install();
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;

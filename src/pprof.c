@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,19 +283,22 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 	const struct agg_mapping *am;
 	const struct agg_function *af;
 	const struct agg_location *al;
-	size_t nm, nf, nl, i, first, k = 1;
+	size_t nm, nf, nl, i, first, k = 1, nlines = 0, li = 0;
 
 	am = aggregate_mappings(a, &nm);
 	af = aggregate_functions(a, &nf);
 	al = aggregate_locations(a, &nl);
+	/* One Line per location, or its inline chain from debug info. */
+	for (i = 0; i < nl; i++)
+		nlines += al[i].nlines && al[i].lines ? al[i].nlines : 1;
 	b->maps = xcalloc(nm, sizeof(*b->maps));
 	b->mapp = xcalloc(nm, sizeof(*b->mapp));
 	b->funcs = xcalloc(nf, sizeof(*b->funcs));
 	b->funcp = xcalloc(nf, sizeof(*b->funcp));
 	b->locs = xcalloc(nl, sizeof(*b->locs));
 	b->locp = xcalloc(nl, sizeof(*b->locp));
-	b->lines = xcalloc(nl, sizeof(*b->lines));
-	b->linep = xcalloc(nl, sizeof(*b->linep));
+	b->lines = xcalloc(nlines, sizeof(*b->lines));
+	b->linep = xcalloc(nlines, sizeof(*b->linep));
 	if (!b->maps || !b->mapp || !b->funcs || !b->funcp || !b->locs ||
 	    !b->locp || !b->lines || !b->linep)
 		return -ENOMEM;
@@ -310,6 +314,9 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 		m->filename = str(b, am[i].file, failed);
 		m->build_id = str(b, am[i].build_id, failed);
 		m->has_functions = am[i].has_functions;
+		m->has_filenames = am[i].has_filenames;
+		m->has_line_numbers = am[i].has_line_numbers;
+		m->has_inline_frames = am[i].has_inline_frames;
 	}
 	first = main_mapping(am, nm);
 	for (i = 0; i < nm; i++)
@@ -320,22 +327,31 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 		perftools__profiles__function__init(f);
 		f->id = af[i].id;
 		f->name = str(b, af[i].name, failed);
-		f->system_name = f->name;
+		f->system_name = af[i].system_name ? str(b, af[i].system_name, failed) : f->name;
 		f->filename = str(b, af[i].file, failed);
+		f->start_line = af[i].start_line;
 		b->funcp[i] = f;
 	}
 	for (i = 0; i < nl; i++) {
 		Perftools__Profiles__Location *l = &b->locs[i];
+		size_t nli = al[i].nlines && al[i].lines ? al[i].nlines : 1;
 
-		perftools__profiles__line__init(&b->lines[i]);
-		b->lines[i].function_id = al[i].function_id;
-		b->linep[i] = &b->lines[i];
 		perftools__profiles__location__init(l);
 		l->id = al[i].id;
 		l->mapping_id = al[i].mapping_id;
 		l->address = al[i].address;
-		l->n_line = 1;
-		l->line = &b->linep[i];
+		l->n_line = nli;
+		l->line = &b->linep[li];
+		for (size_t j = 0; j < nli; j++, li++) {
+			perftools__profiles__line__init(&b->lines[li]);
+			if (al[i].nlines && al[i].lines) {
+				b->lines[li].function_id = al[i].lines[j].function_id;
+				b->lines[li].line = al[i].lines[j].line;
+			} else {
+				b->lines[li].function_id = al[i].function_id;
+			}
+			b->linep[li] = &b->lines[li];
+		}
 		b->locp[i] = l;
 	}
 	b->prof.n_mapping = nm;
@@ -648,6 +664,7 @@ static int check_target(const char *path, char *err, size_t errlen)
 int pprof_check_writable(const char *path, char *err, size_t errlen)
 {
 	char *dir = NULL, *tmp = NULL;
+	sigset_t block, old;
 	struct stat st;
 	int fd = -1, rc;
 
@@ -677,13 +694,25 @@ int pprof_check_writable(const char *path, char *err, size_t errlen)
 			 path, dir);
 		goto out;
 	}
+	/*
+	 * This runs before the session blocks SIGINT/SIGTERM/SIGHUP: hold them
+	 * while the probe file exists, so a Ctrl-C at startup cannot leave it
+	 * behind (a pending signal is delivered once it is gone).
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	rc = temp_create(path, &tmp, &fd);
 	if (rc) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		temp_error(path, rc, err, errlen);
 		goto out;
 	}
 	close(fd);
 	unlink(tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	free(tmp);
 	free(dir);

@@ -8,10 +8,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "pmutop/aggregate.h"
 #include "pmutop/cli.h"
+#include "pmutop/folded.h"
 #include "pmutop/pprof.h"
 #include "pmutop/session.h"
 #include "pmutop/unwind.h"
@@ -58,6 +61,11 @@ static void print_summary(const struct session *s, FILE *out)
 					100.0 * (double)info->outcomes[i] / (double)total);
 		fprintf(out, "\n");
 	}
+	{
+		char line[768];
+		if (session_engine_summary(s, line, sizeof(line)))
+			fprintf(out, "pmutop: %s\n", line);
+	}
 }
 
 static void print_exit(const struct pmutop_opts *o, int status, FILE *out)
@@ -100,6 +108,16 @@ static int write_profiles(const struct pmutop_opts *o, const struct session *s, 
 	int rc = 0;
 
 	session_get_status(s, &st);
+	if (o->format == DUMP_FOLDED) {
+		if (folded_write(session_aggregate(s), o->folded_threads, o->dump, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 1;
+		}
+		if (!o->quiet)
+			fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > flame.svg)\n",
+				o->dump, o->dump);
+		return 0;
+	}
 	if (!o->dump_split || st.nevents < 2) {
 		if (pprof_write(session_aggregate(s), o->dump, err, sizeof(err))) {
 			fprintf(stderr, "pmutop: %s\n", err);
@@ -122,6 +140,35 @@ static int write_profiles(const struct pmutop_opts *o, const struct session *s, 
 	return rc;
 }
 
+/*
+ * --dump on a terminal: poll to the end like the plain loop, and keep one
+ * line on stderr current (elapsed, samples, lost, threads), 4 times a second,
+ * cut to the terminal's width so that it never wraps.
+ */
+static void progress_loop(struct session *s)
+{
+	struct session_status st;
+	struct winsize ws;
+	double next = 0;
+	char line[160];
+	size_t cols;
+
+	while (session_poll(s, 250) == SESSION_RUNNING) {
+		session_get_status(s, &st);
+		if (st.elapsed < next)
+			continue;
+		next = st.elapsed + 0.25;
+		cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+		snprintf(line, sizeof(line), "pmutop: %.1f s, %llu samples, %llu lost, %zu threads "
+			 "(Ctrl-C: stop and write)", st.elapsed, (unsigned long long)st.samples,
+			 (unsigned long long)st.lost, st.threads_attached);
+		if (cols - 1 < sizeof(line))
+			line[cols - 1] = 0;
+		fprintf(stderr, "\r%s\033[K", line);
+	}
+	fprintf(stderr, "\r\033[K");
+}
+
 int record_run(const struct pmutop_opts *o)
 {
 	struct session *s;
@@ -138,8 +185,11 @@ int record_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 1;
 	}
-	while (session_poll(s, -1) == SESSION_RUNNING)
-		;
+	if (o->dump && !o->quiet && isatty(STDERR_FILENO))
+		progress_loop(s);
+	else
+		while (session_poll(s, -1) == SESSION_RUNNING)
+			;
 	session_stop(s);
 	session_get_status(s, &st);
 	if (!o->quiet)

@@ -26,11 +26,13 @@
 #include <unistd.h>
 
 #include "pmutop/aggregate.h"
+#include "pmutop/callchain.h"
 #include "pmutop/cli.h"
 #include "pmutop/maps.h"
 #include "pmutop/module.h"
 #include "pmutop/perf_record.h"
 #include "pmutop/proc.h"
+#include "pmutop/ptrace_engine.h"
 #include "pmutop/sampler.h"
 #include "pmutop/symbolize.h"
 #include "pmutop/unwind.h"
@@ -38,7 +40,7 @@
 #define RESCAN_INTERVAL_NS (50 * 1000000ULL)
 #define MAPS_RELOAD_MIN_NS (100 * 1000000ULL)
 
-enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD };
+enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
 
 struct session {
 	const struct pmutop_opts *o;
@@ -57,6 +59,7 @@ struct session {
 	struct aggregate *agg;
 	struct sampler *sampler;
 	struct sampler_stats last_stats; /* kept when the sampler closes */
+	struct ptrace_engine *pte;       /* --unwind=ptrace */
 	uint64_t *ips;
 	struct frame *frames;
 	int ep, sigfd, pidfd;
@@ -111,6 +114,32 @@ static void name_thread(struct session *s, uint32_t tid)
 	aggregate_set_thread_name(s->agg, tid, name);
 }
 
+/* The stack of a sample by the snapshot or fp engine (--unwind). */
+static unsigned unwind_sample(struct session *s, const struct perf_sample *smp,
+			      enum unwind_outcome *outcome)
+{
+	if (s->o->unwind == UNWIND_ENGINE_FP)
+		return callchain_ips(smp, s->ips, s->o->max_depth, outcome);
+	return unwinder_unwind(s->unwinder, smp, s->ips, s->o->max_depth, outcome);
+}
+
+/* Symbolize and count one unwound sample (period 0: the event's nominal one). */
+static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uint64_t *ips,
+		      unsigned n, enum unwind_outcome outcome, uint64_t period)
+{
+	aggregate_info(s->agg)->outcomes[outcome]++;
+	symbolize_stack(s->maps, ips, n, s->frames);
+	name_thread(s, tid);
+	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
+	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
+}
+
+static void ptrace_emit(void *arg, uint32_t tid, uint32_t event, const uint64_t *ips,
+			unsigned n, enum unwind_outcome outcome, uint64_t period)
+{
+	add_stack(arg, tid, event, ips, n, outcome, period);
+}
+
 static void handle_sample(struct session *s, const struct perf_sample *smp)
 {
 	struct agg_info *info = aggregate_info(s->agg);
@@ -121,7 +150,12 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 		info->foreign++; /* a forked child on kernels without inherit_thread */
 		return;
 	}
-	n = unwinder_unwind(s->unwinder, smp, s->ips, s->o->max_depth, &outcome);
+	if (s->pte) {
+		/* Interrupts the thread; the stack comes back through add_stack(). */
+		ptrace_engine_sample(s->pte, smp);
+		return;
+	}
+	n = unwind_sample(s, smp, &outcome);
 	/*
 	 * An IP outside every known mapping means we missed a mapping (the
 	 * vDSO after exec, a race at attach): re-read /proc/PID/maps, rarely.
@@ -132,16 +166,11 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 			s->last_maps_reload = t;
 			if (maps_load_proc(s->maps) == 0) {
 				unwinder_flush(s->unwinder);
-				n = unwinder_unwind(s->unwinder, smp, s->ips, s->o->max_depth, &outcome);
+				n = unwind_sample(s, smp, &outcome);
 			}
 		}
 	}
-	info->outcomes[outcome]++;
-	symbolize_stack(s->maps, s->ips, n, s->frames);
-	name_thread(s, smp->tid);
-	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
-	aggregate_add_event(s->agg, smp->tid, s->frames, n, smp->event,
-			    smp->period ? smp->period : s->periods[smp->event]);
+	add_stack(s, smp->tid, smp->event, s->ips, n, outcome, smp->period);
 }
 
 static int on_record(void *arg, const struct perf_rec *r)
@@ -172,6 +201,10 @@ static int on_record(void *arg, const struct perf_rec *r)
 			snprintf(s->proc_comm, sizeof(s->proc_comm), "%s", r->comm.comm);
 		}
 		aggregate_set_thread_name(s->agg, r->comm.tid, r->comm.comm);
+		break;
+	case PREC_FORK:
+		if (s->pte && r->task.pid == (uint32_t)s->pid)
+			ptrace_engine_thread_new(s->pte, (pid_t)r->task.tid);
 		break;
 	case PREC_EXIT:
 		if (r->task.pid == (uint32_t)s->pid)
@@ -403,6 +436,18 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	cfg.stack_size = o->stack_size;
 	cfg.mmap_pages = o->mmap_pages;
 	cfg.enable_on_exec = s->launched;
+	if (o->unwind == UNWIND_ENGINE_PTRACE) {
+		/* Seize first: another tracer is reported before any counter opens. */
+		s->pte = ptrace_engine_new(s->pid, s->launched ? s->pid : 0, s->maps, s->unwinder,
+					   o->max_depth, o->stack_size, ptrace_emit, s, err, errlen);
+		if (!s->pte)
+			goto fail;
+		/* IPs only, and a wakeup per sample: the stop must follow it closely. */
+		cfg.stack_mode = SAMPLER_IP_ONLY;
+		cfg.wakeup_events = 1;
+	} else if (o->unwind == UNWIND_ENGINE_FP) {
+		cfg.stack_mode = SAMPLER_CALLCHAIN;
+	}
 	s->sampler = sampler_new(&cfg, err, errlen);
 	if (!s->sampler)
 		goto fail;
@@ -422,6 +467,13 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	}
 	if (setup_loop(s, err, errlen))
 		goto fail;
+	if (s->pte) {
+		struct epoll_event e4 = { .events = EPOLLIN, .data.u32 = EP_PTRACE };
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, ptrace_engine_fd(s->pte), &e4)) {
+			snprintf(err, errlen, "cannot set up the event loop: %s", strerror(errno));
+			goto fail;
+		}
+	}
 
 	if (s->launched) {
 		char c = 'g';
@@ -465,6 +517,39 @@ static void set_state(struct session *s, enum session_state st, const char *why)
 	snprintf(s->why, sizeof(s->why), "%s", why);
 }
 
+/*
+ * Without a pidfd (kernels before 5.3, seccomp, valgrind) the rescan's
+ * ESRCH is the only exit signal, and it never comes for a zombie: its
+ * /proc/PID/task still lists the leader. So look for the exit directly:
+ * reap our own command (keeping its status), or see a zombie state.
+ */
+static bool target_exited_nopidfd(struct session *s)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t r;
+	int fd, status;
+
+	if (s->child_running) {
+		if (waitpid(s->pid, &status, WNOHANG) != s->pid)
+			return false;
+		s->exit_status = status;
+		s->child_running = false;
+		return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return false;
+	buf[r] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 enum session_state session_poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event evs[4];
@@ -486,6 +571,8 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 		return s->state;
 	}
 	sampler_drain(s->sampler, on_record, s);
+	if (s->pte)
+		ptrace_engine_process(s->pte);
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.u32 == EP_SIGNAL) {
 			struct signalfd_siginfo si;
@@ -505,7 +592,7 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 		set_state(s, SESSION_DURATION, "duration elapsed");
 	if (s->state == SESSION_RUNNING && t >= s->next_rescan) {
 		int r = sampler_rescan(s->sampler);
-		if (r == -ESRCH && s->pidfd < 0)
+		if (s->pidfd < 0 && (r == -ESRCH || target_exited_nopidfd(s)))
 			set_state(s, SESSION_TARGET_EXITED, "target exited");
 		s->next_rescan = t + RESCAN_INTERVAL_NS;
 	}
@@ -542,6 +629,11 @@ void session_stop(struct session *s)
 	s->stopped = true;
 	/* Everything written before the counters close is still ours. */
 	sampler_drain(s->sampler, on_record, s);
+	if (s->pte) {
+		/* Before the command is ended: a tracee would hold its SIGTERM for us. */
+		ptrace_engine_process(s->pte);
+		ptrace_engine_detach_all(s->pte, 2000);
+	}
 	aggregate_info(s->agg)->duration_ns = now_ns(CLOCK_MONOTONIC) - s->start_mono;
 	set_state(s, SESSION_SIGNALLED, "stopped");
 	if (s->child_running) {
@@ -553,6 +645,8 @@ void session_stop(struct session *s)
 	note_multiplexing(s);
 	sampler_free(s->sampler);
 	s->sampler = NULL;
+	/* file:line and inlined frames, now that no ring buffer can overflow. */
+	aggregate_resolve_lines(s->agg);
 }
 
 int session_reset(struct session *s)
@@ -615,6 +709,13 @@ void session_get_status(const struct session *s, struct session_status *st)
 		unwinder_get_stats(s->unwinder, &st->unwind);
 }
 
+const char *session_engine_summary(const struct session *s, char *buf, size_t len)
+{
+	if (!s->pte)
+		return NULL;
+	return ptrace_engine_summary(s->pte, buf, len);
+}
+
 int session_fd(const struct session *s)
 {
 	return s->ep;
@@ -624,6 +725,8 @@ void session_free(struct session *s)
 {
 	if (!s)
 		return;
+	ptrace_engine_free(s->pte); /* detaches whatever is still traced */
+	s->pte = NULL;
 	if (s->child_running)
 		end_child(s->pid, true);
 	sampler_free(s->sampler);

@@ -12,6 +12,7 @@
 
 #include "pmutop/maps.h"
 #include "pmutop/module.h"
+#include "pmutop/perfmap.h"
 #include "pmutop/symbolize.h"
 
 void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
@@ -31,6 +32,9 @@ void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
 		f->map = map = maps ? maps_find(maps, addr) : NULL;
 		if (map && map->mod)
 			f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
+		/* JIT code: anonymous (or not yet known) memory named by a perf map. */
+		else if (maps && addr)
+			f->func = perfmap_lookup(maps_perfmap(maps), addr, &f->func_off);
 	}
 }
 

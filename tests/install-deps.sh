@@ -18,8 +18,12 @@ PKGS=(
 	libunwind-dev libelf-dev libdw-dev   # unwinding, ELF/DWARF symbols
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev  # pprof output
 	libncurses-dev                       # live view
+	tmux                                 # drives the live view in e2e (t_tui.sh)
 	libcmocka-dev                        # unit tests
 	libpfm4-dev                          # event names
+	libiberty-dev                        # C++/Rust demangler
+	libmicrohttpd-dev curl               # --http server; its e2e test
+	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
 	golang-go                            # go tool pprof reads our profiles in e2e tests
 	linux-perf                           # perf, to cross-check workloads
 )

@@ -73,3 +73,72 @@ $(WL_EVENTS): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+# Fault-matrix workloads (tests/e2e/t_fault_*.sh): a target that execs, one
+# that forks, thread churn, and threads on corrupt frame chains. Same flags
+# as the plain workloads, frame pointers on (garbage_stack corrupts its own
+# frame through __builtin_frame_address).
+WL_FAULT     := $(addprefix $(WORKLOAD_DIR)/,fault_exec fault_fork churn garbage_stack)
+workloads: $(WL_FAULT)
+
+$(WL_FAULT): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+# pmutop --stacks and the ptrace engine (t_stacks.sh, t_ptrace_safety.sh):
+# threads parked in nanosleep, a busy function and a pipe read.
+workloads: $(WORKLOAD_DIR)/stacks_target
+
+$(WORKLOAD_DIR)/stacks_target: $(WL_SRC)/stacks_target.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+# A libhot.so look-alike whose symbol table lies pages past its last loaded
+# segment, for the on-disk corruption tests (t_fault_corrupt_elf.sh).
+$(WORKLOAD_DIR)/libfat.so: $(WL_SRC)/libfat.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -fPIC -shared -o $@ $<
+workloads: $(WORKLOAD_DIR)/libfat.so
+
+# Issue 8 (ecosystem) workloads:
+#   jit        generated code named by /tmp/perf-PID.map
+#   cxx_names  C++ names to demangle (g++)
+#   inline_hot / debuglink  DWARF file:line and inlined frames, the latter
+#              with its debug info split off into a .debug file
+#   go_shares  a Go program (only when Debian's golang-go is installed)
+WL_ECO := $(addprefix $(WORKLOAD_DIR)/,jit cxx_names inline_hot)
+workloads: $(WL_ECO)
+
+# -O2 so that always_inline code really is inlined; -g for the DWARF chain.
+$(WORKLOAD_DIR)/inline_hot: $(WL_SRC)/inline_hot.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -O1,$(WL_CFLAGS)) -O2 $(WL_FP) -o $@ $<
+
+# C++ with its own flags: the C-only warnings of $(WARN) do not apply.
+WL_CXXFLAGS := -O1 -g -pthread -D_GNU_SOURCE -Wall -Wextra $(WERROR)
+
+$(WORKLOAD_DIR)/cxx_names: $(WL_SRC)/cxx_names.cpp $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CXX     $@"
+	$(Q)$(CXX) $(WL_CXXFLAGS) $(WL_FP) -o $@ $<
+
+$(WORKLOAD_DIR)/jit: $(WL_SRC)/jit.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $<
+
+# The Go workload, when Debian's golang-go is there (t_go skips otherwise):
+# a single-file main package, standard library only, so it builds offline.
+ifneq ($(shell command -v go 2>/dev/null),)
+workloads: $(WORKLOAD_DIR)/go_shares
+
+$(WORKLOAD_DIR)/go_shares: $(WL_SRC)/go_shares.go
+	@mkdir -p $(dir $@)
+	@echo "  GO      $@"
+	$(Q)HOME=$${HOME:-/tmp} GOCACHE=$(abspath $(BUILD))/gocache CGO_ENABLED=0 GOFLAGS=-mod=mod \
+		GOPROXY=off go build -o $@ $<
+endif

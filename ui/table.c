@@ -92,13 +92,20 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 			continue;
 		t->total += weight;
 		for (j = 0; j < s->nlocs; j++) {
-			uint32_t f = locs[s->locs[j] - 1].function_id - 1;
+			const struct agg_location *l = &locs[s->locs[j] - 1];
+			/* Inlined frames (debug info): each line is a function, innermost first. */
+			uint32_t k, nlines = l->nlines && l->lines ? l->nlines : 1;
 
-			if (j == 0)
-				flat[f] += weight;
-			if (mark[f] != i + 1) {
-				mark[f] = i + 1;
-				cum[f] += weight;
+			for (k = 0; k < nlines; k++) {
+				uint32_t f = (l->nlines && l->lines ? l->lines[k].function_id
+								    : l->function_id) - 1;
+
+				if (j == 0 && k == 0)
+					flat[f] += weight;
+				if (mark[f] != i + 1) {
+					mark[f] = i + 1;
+					cum[f] += weight;
+				}
 			}
 		}
 	}

@@ -140,6 +140,17 @@ const struct agg_thread *aggregate_threads(const struct aggregate *a, size_t *n)
 const struct agg_thread *aggregate_thread(const struct aggregate *a, uint32_t tid);
 
 /*
+ * Look up file:line and inlined frames (DWARF, debuginfo.h) for the
+ * locations added since the last call. Deferred from aggregate_add()
+ * because opening a large debug file takes long enough (100+ ms for libc)
+ * to overflow the ring buffers if done at sample time. Afterwards such a
+ * location has lines[] and its function_id is the innermost line's.
+ * session_stop() calls it; a live view may call it before drawing.
+ * Returns 0 or -ENOMEM (the rest stays pending).
+ */
+int aggregate_resolve_lines(struct aggregate *a);
+
+/*
  * Import: build an aggregate from a saved profile (pprof_read.c) instead of
  * from live frames. Each call appends one entry and returns its id in *id;
  * strings are copied. Mappings and locations are not deduplicated (a saved

@@ -14,6 +14,12 @@
 
 #include "pmutop/events.h"
 
+/* What --dump writes (--format). */
+enum dump_format {
+	DUMP_PPROF = 0,  /* gzip-compressed pprof (the default) */
+	DUMP_FOLDED,     /* collapsed stacks for flame graphs (folded.h) */
+};
+
 /* How a sample's call stack is obtained (--unwind=). */
 enum unwind_engine {
 	UNWIND_ENGINE_SNAPSHOT = 0, /* kernel copies regs + user stack; DWARF unwind */
@@ -47,6 +53,10 @@ struct pmutop_opts {
 	bool no_tui;             /* --no-tui: never the live view */
 	double refresh;          /* --refresh SEC: live view interval (default 1) */
 	const char *load;        /* --load FILE: show a saved pprof profile */
+	enum dump_format format; /* --format pprof|folded: what --dump writes */
+	bool folded_threads;     /* --folded-threads: thread name as the root frame */
+	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */
+	unsigned http_max_seconds; /* --http-max-seconds: cap on ?seconds= (default 300) */
 };
 
 /* What pmutop does with the parsed options (see cli_mode()). */

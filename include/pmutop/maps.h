@@ -13,8 +13,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct debuginfo;
 struct module;
 struct module_cache;
+struct perfmap;
 
 struct mapping {
 	uint32_t id;            /* unique within the maps, from 1 */
@@ -25,6 +27,7 @@ struct mapping {
 	char *path;             /* as the kernel names it ("/usr/lib/..", "[vdso]", "") */
 	struct module *mod;     /* ELF file behind it, or NULL (anon, unreadable) */
 	uint64_t bias;          /* runtime address - ELF vaddr, valid when mod */
+	struct debuginfo *dbg;  /* the target's DWARF reader (debuginfo.h), or NULL */
 };
 
 struct maps;
@@ -53,5 +56,19 @@ const struct mapping *maps_find(const struct maps *m, uint64_t addr);
 uint64_t maps_generation(const struct maps *m);
 
 pid_t maps_pid(const struct maps *m);
+
+/*
+ * The target's JIT perf map reader (perfmap.h), or NULL (ENOMEM). Lookups
+ * may re-read the file, hence the non-const result.
+ */
+struct perfmap *maps_perfmap(const struct maps *m);
+
+/*
+ * Whether the target shares pmutop's mount namespace (so a path in its maps
+ * names the same file on the host). When it does not, or when that cannot
+ * be told, files are opened only through /proc/PID/root and
+ * /proc/PID/map_files: never by the host path, which could be another file.
+ */
+bool maps_same_mount_ns(const struct maps *m);
 
 #endif

@@ -82,6 +82,12 @@ void session_get_status(const struct session *s, struct session_status *st);
 /* Event k of the run (k < status.nevents) and its period; NULL past the end. */
 const struct pmu_event *session_event(const struct session *s, size_t k, uint64_t *period);
 
+/*
+ * A line about the unwinding engine for the summary (the ptrace engine's
+ * stops and skid), or NULL when there is nothing to say. Returns buf.
+ */
+const char *session_engine_summary(const struct session *s, char *buf, size_t len);
+
 /* An fd readable when session_poll() has something to do (for a UI's own poll). */
 int session_fd(const struct session *s);
 

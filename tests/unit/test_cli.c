@@ -203,6 +203,105 @@ static void software_events_open_here(void **state)
 	assert_int_equal(events_probe(&ev, false), 0);
 }
 
+/* ---- live view options (--top, --no-tui, --refresh, --load) and modes ---- */
+
+static void live_view_options(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-p", "1", NULL), 0);
+	assert_false(o.top);
+	assert_false(o.no_tui);
+	assert_null(o.load);
+	assert_true(o.refresh > 0.99 && o.refresh < 1.01);  /* default 1 s */
+
+	assert_int_equal(parse(&o, "-p", "1", "--top", "--dump", "f.pb.gz", "--refresh", "0.5",
+			       NULL), 0);
+	assert_true(o.top);
+	assert_true(o.refresh > 0.49 && o.refresh < 0.51);
+	assert_int_equal(parse(&o, "-p", "1", "--no-tui", NULL), 0);
+	assert_true(o.no_tui);
+	assert_int_equal(parse(&o, "--load", "saved.pb.gz", NULL), 0);
+	assert_string_equal(o.load, "saved.pb.gz");
+	assert_int_equal(o.pid, 0);
+	assert_null(o.cmd);
+	assert_int_equal(parse(&o, "--load", "saved.pb.gz", "--no-tui", "--rows", "5", NULL), 0);
+}
+
+static void live_view_bad_values_and_conflicts(void **state)
+{
+	struct pmutop_opts o;
+	static const char *bad_refresh[] = { "0", "-1", "0.01", "abc", "1s", "", "nan", "inf",
+					     "3601" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_refresh) / sizeof(bad_refresh[0]); i++) {
+		assert_int_equal(parse(&o, "-p", "1", "--refresh", (char *)bad_refresh[i], NULL),
+				 -EINVAL);
+		assert_non_null(strstr(err, "refresh"));
+		assert_non_null(strstr(err, bad_refresh[i]));
+	}
+	assert_int_equal(parse(&o, "-p", "1", "--top", "--no-tui", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--top"));
+	assert_int_equal(parse(&o, "--load", "", NULL), -EINVAL);
+	assert_int_equal(parse(&o, "--load", "x.pb.gz", "-p", "1", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--load"));
+	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--", "ls", NULL), -EINVAL);
+	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--dump", "y.pb.gz", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--dump"));
+	assert_int_equal(parse(&o, "--refresh", "1", NULL), -EINVAL);  /* nothing to profile */
+	assert_non_null(strstr(err, "--load FILE"));
+}
+
+static enum pmutop_mode mode_of(bool tty, ...)
+{
+	static char *argv[32];
+	struct pmutop_opts o;
+	enum pmutop_mode m = MODE_RECORD;
+	va_list ap;
+	int argc = 0;
+	FILE *devnull = fopen("/dev/null", "w");
+
+	argv[argc++] = "pmutop";
+	va_start(ap, tty);
+	for (char *a; (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	assert_int_equal(cli_parse(argc, argv, &o, devnull, err, sizeof(err)), 0);
+	fclose(devnull);
+	assert_int_equal(cli_mode(&o, tty, &m, err, sizeof(err)), 0);
+	return m;
+}
+
+static void modes_like_py_spy(void **state)
+{
+	struct pmutop_opts o;
+	enum pmutop_mode m;
+
+	(void)state;
+	/* On a terminal: the view; --dump records (progress line); --top does both. */
+	assert_int_equal(mode_of(true, "-p", "1", NULL), MODE_TOP);
+	assert_int_equal(mode_of(true, "-e", "task-clock", "--", "ls", NULL), MODE_TOP);
+	assert_int_equal(mode_of(true, "-p", "1", "--dump", "f.pb.gz", NULL), MODE_RECORD);
+	assert_int_equal(mode_of(true, "-p", "1", "--dump", "f.pb.gz", "--top", NULL), MODE_TOP);
+	assert_int_equal(mode_of(true, "-p", "1", "--no-tui", NULL), MODE_RECORD);
+	/* Not a terminal: the table at the end, as before. */
+	assert_int_equal(mode_of(false, "-p", "1", NULL), MODE_RECORD);
+	assert_int_equal(mode_of(false, "-p", "1", "--dump", "f.pb.gz", NULL), MODE_RECORD);
+	/* --load: the view on a terminal, else the table. */
+	assert_int_equal(mode_of(true, "--load", "f.pb.gz", NULL), MODE_LOAD_TOP);
+	assert_int_equal(mode_of(true, "--load", "f.pb.gz", "--no-tui", NULL), MODE_LOAD_TABLE);
+	assert_int_equal(mode_of(false, "--load", "f.pb.gz", NULL), MODE_LOAD_TABLE);
+	/* --top without a terminal is an error that says why. */
+	assert_int_equal(parse(&o, "-p", "1", "--top", NULL), 0);
+	assert_int_equal(cli_mode(&o, false, &m, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "terminal"));
+	assert_int_equal(parse(&o, "--load", "f.pb.gz", "--top", NULL), 0);
+	assert_int_equal(cli_mode(&o, false, &m, err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +315,9 @@ int main(void)
 		cmocka_unit_test(raw_events),
 		cmocka_unit_test(unknown_events_suggest),
 		cmocka_unit_test(software_events_open_here),
+		cmocka_unit_test(live_view_options),
+		cmocka_unit_test(live_view_bad_values_and_conflicts),
+		cmocka_unit_test(modes_like_py_spy),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -1,0 +1,64 @@
+/*
+ * debuginfo.h - source files, line numbers and inlined frames from DWARF.
+ *
+ * One debuginfo per target (owned by its maps). For each module it opens
+ * the DWARF lazily with libdw's Dwfl, the first time an address in it is
+ * asked about: the module's own .debug_* sections, else a separate debug
+ * file found by GNU build-id (DIR/.build-id/xx/rest.debug) or by
+ * .gnu_debuglink (next to the file, in .debug/, or under DIR/<file's dir>),
+ * for every DIR of the search path. Results are cached per (module,
+ * address): an address is looked up in DWARF once per run.
+ *
+ * The search path is elfutils' debuginfo_path syntax, from the environment
+ * variable PMUTOP_DEBUGINFO_PATH, default ":.debug:/usr/lib/debug" (absolute
+ * entries are also build-id roots; see README "Debug info").
+ */
+#ifndef PMUTOP_DEBUGINFO_H
+#define PMUTOP_DEBUGINFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mapping;
+
+/* One frame of a location's inline chain. */
+struct src_line {
+	const char *func;      /* raw name: linkage (mangled) name if any, else DW_AT_name; may be NULL */
+	const char *file;      /* the function's source file (decl_file), else the line's; may be NULL */
+	uint32_t line;         /* line in that function; 0 when unknown */
+	uint32_t decl_line;    /* line where the function is declared; 0 when unknown */
+};
+
+struct debuginfo;
+
+/*
+ * A debuginfo for process pid. Files are opened through /proc/PID/root
+ * and /proc/PID/map_files; host_paths says whether the path as named in the
+ * target's maps may also be opened directly (only when the target shares
+ * our mount namespace). NULL on ENOMEM.
+ */
+struct debuginfo *debuginfo_new(pid_t pid, bool host_paths);
+/* Closes every DWARF reader; every string handed out dies. NULL is a no-op. */
+void debuginfo_free(struct debuginfo *d);
+
+/*
+ * The inline chain at runtime address addr of map (map->mod set): lines
+ * innermost first, the function that holds the code last. Returns the
+ * number of entries (0: no debug info for addr) and points *lines at them;
+ * they and their strings live until debuginfo_free(). Never fails loudly:
+ * no debug info, a corrupt file or ENOMEM all give 0.
+ */
+unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64_t addr,
+			  const struct src_line **lines);
+
+/*
+ * Open map's module for DWARF, cheaply: the file and the name of its
+ * separate debug file are found now (while the target runs, so paths
+ * under /proc/PID/root resolve), the DWARF itself is loaded by the first
+ * debuginfo_lookup() - which may then run after the target has exited.
+ * Returns whether there may be DWARF for the module.
+ */
+bool debuginfo_prepare(struct debuginfo *d, const struct mapping *map);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * folded.h - the aggregate as collapsed ("folded") stacks: one line per
+ * distinct stack, frames root first separated by ';', then a space and the
+ * stack's weight in events. This is what FlameGraph's flamegraph.pl,
+ * inferno and speedscope import:
+ *
+ *   main;run;compute;hot 123456
+ *
+ * Inlined frames (when debug info named them) are separate frames, caller
+ * before callee, as pprof shows them.
+ */
+#ifndef PMUTOP_FOLDED_H
+#define PMUTOP_FOLDED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct aggregate;
+
+/*
+ * Write the folded lines to out, sorted by stack text; stacks that fold to
+ * the same text (the same frames on different threads) are summed. With
+ * threads, each stack gets its thread's name as its root frame. Returns 0,
+ * -ENOMEM or -EIO (a write error on out).
+ */
+int folded_write_stream(const struct aggregate *a, bool threads, FILE *out);
+
+/*
+ * Write the folded lines to path atomically (temp file, fsync, rename). On
+ * error returns -errno with a message naming path in err; path is untouched.
+ */
+int folded_write(const struct aggregate *a, bool threads, const char *path,
+		 char *err, size_t errlen);
+
+/*
+ * Append name to the line being built in buf[*len..cap) as one folded frame:
+ * ';' becomes ':' and control characters (newlines) become '?', since both
+ * would break the format. Returns 0 or -ENOSPC (then *len is unchanged).
+ */
+int folded_append_frame(char *buf, size_t cap, size_t *len, const char *name);
+
+#endif

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# t_go.sh - a Go binary (built by Debian's golang-go): no .eh_frame, Go's
+# frame pointers, Go symbol names and Go's DWARF (no .debug_aranges).
+#
+# go_shares runs main.hotOne and main.hotThree with work 1:3. Profiled with
+# -e cycles (task-clock where there is no PMU): both show as flat functions
+# with 25% / 75% of their sum (within 4 pp), their stacks unwind to
+# runtime.main, and -lines puts them in go_shares.go.
+source "$(dirname "$0")/lib.sh"
+e2e_init
+[[ -x $WORKLOAD_DIR/go_shares ]] ||
+	skip "go_shares not built (golang-go missing when the workloads were built?)"
+W=$WORKLOAD_DIR
+readelf -S "$W/go_shares" 2>/dev/null | grep -q '\.eh_frame ' &&
+	info "note: this Go binary has an .eh_frame"
+
+DUR=$(quick_or 4 2)
+pick_event
+run_pmutop go -e "$EV" --duration "$DUR" --dump go.pb.gz -- "$W/go_shares" $((DUR + 5))
+show go.err 5
+(( RC == 0 )) || fail "pmutop exited with status $RC"
+top_flat go.pb.gz >flat.txt || fail "go tool pprof cannot read the profile"
+show "$T/top.txt" 12
+awk -F'\t' '
+{ flat[$1] += $2 }
+END {
+	a = flat["main.hotOne"]; b = flat["main.hotThree"]
+	if (a <= 0 || b <= 0) { print "  main.hotOne / main.hotThree missing"; exit 1 }
+	got = 100 * a / (a + b)
+	printf "  main.hotOne %.2f%% of the two (want 25%%), main.hotThree %.2f%%\n", got, 100 - got
+	exit (got < 21 || got > 29)
+}' flat.txt || fail "main.hotOne/main.hotThree shares are not 1:3 (within 4 pp)"
+
+pprof -traces go.pb.gz >traces.txt 2>&1 || fail "go tool pprof -traces failed"
+awk '/main\.hot(One|Three)$/ { inst = 1; next }
+     inst && /runtime\.main$/ { ok++; inst = 0 }
+     /^-+\+-+/ { inst = 0 }
+     END { exit !(ok > 0) }' traces.txt ||
+	{ show traces.txt 20; fail "no main.hot* stack unwinds to runtime.main"; }
+pprof -lines -top go.pb.gz >lines.txt 2>&1
+grep -qE 'main\.hotThree .*go_shares\.go:[0-9]+' lines.txt ||
+	{ show lines.txt 12; fail "no file:line for main.hotThree from Go's DWARF"; }
+pass "Go program: main.hotOne/main.hotThree 1:3, stacks to runtime.main, file:line ($EV)"

@@ -1,0 +1,108 @@
+/*
+ * test_cli_outputs.c - the command-line options of the ecosystem outputs:
+ * --format, --folded-threads, --http, --http-max-seconds, and their
+ * conflicts with the rest (each refused with a message naming the option).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmutop/cli.h"
+
+static int parse(struct pmutop_opts *o, char *err, size_t errlen, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = "pmutop";
+	va_start(ap, errlen);
+	for (char *a; (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return cli_parse(argc, argv, o, stdout, err, errlen);
+}
+
+static void test_defaults(void **state)
+{
+	struct pmutop_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", NULL), 0);
+	assert_int_equal(o.format, DUMP_PPROF);
+	assert_false(o.folded_threads);
+	assert_null(o.http);
+	assert_int_equal(o.http_max_seconds, 300);
+}
+
+static void test_format(void **state)
+{
+	struct pmutop_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "folded", "--dump", "x",
+			       "--folded-threads", NULL), 0);
+	assert_int_equal(o.format, DUMP_FOLDED);
+	assert_true(o.folded_threads);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "pprof", "--dump", "x",
+			       NULL), 0);
+	assert_int_equal(o.format, DUMP_PPROF);
+
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "svg", "--dump", "x",
+			       NULL), -EINVAL);
+	assert_non_null(strstr(err, "invalid format \"svg\""));
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "folded", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--format folded needs --dump"));
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--folded-threads", "--dump", "x",
+			       NULL), -EINVAL);
+	assert_non_null(strstr(err, "--folded-threads"));
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "folded", "--dump", "x",
+			       "--top", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--top"));
+}
+
+static void test_http(void **state)
+{
+	struct pmutop_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), "--http", "127.0.0.1:6060", "-p", "42",
+			       "--http-max-seconds", "60", "-e", "task-clock", NULL), 0);
+	assert_string_equal(o.http, "127.0.0.1:6060");
+	assert_int_equal(o.http_max_seconds, 60);
+	assert_int_equal(o.pid, 42);
+
+	assert_int_equal(parse(&o, err, sizeof(err), "--http", ":6060", "--", "true", NULL), -EINVAL);
+	assert_non_null(strstr(err, "give -p PID"));
+	assert_int_equal(parse(&o, err, sizeof(err), "--http", ":6060", "-p", "1", "--dump", "x",
+			       NULL), -EINVAL);
+	assert_non_null(strstr(err, "?seconds=N"));
+	assert_int_equal(parse(&o, err, sizeof(err), "--http", ":6060", "-p", "1", "--duration", "5",
+			       NULL), -EINVAL);
+	assert_int_equal(parse(&o, err, sizeof(err), "--http", "", "-p", "1", NULL), -EINVAL);
+	assert_int_equal(parse(&o, err, sizeof(err), "--http", ":1", "-p", "1",
+			       "--http-max-seconds", "0", NULL), -EINVAL);
+	assert_non_null(strstr(err, "http max seconds"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_http),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

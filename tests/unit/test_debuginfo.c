@@ -1,0 +1,167 @@
+/*
+ * test_debuginfo.c - DWARF lookups on this very test binary (built with -g):
+ * file:line of a function, the inline chain of an always_inline callee
+ * (innermost first, caller's line at the call site), per-address caching,
+ * and the aggregate's deferred resolution into pprof-style lines[].
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmutop/aggregate.h"
+#include "pmutop/debuginfo.h"
+#include "pmutop/maps.h"
+#include "pmutop/module.h"
+#include "pmutop/symbolize.h"
+
+static volatile uint64_t sink;
+
+static inline __attribute__((always_inline)) void inlined_leaf(void)
+{
+	sink++; /* MARK_LEAF */
+}
+
+__attribute__((noinline, used)) static void outer_fn(void)
+{
+	inlined_leaf(); /* MARK_CALL */
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The line of this file holding marker. */
+static int line_of(const char *marker)
+{
+	FILE *f = fopen(__FILE__, "r");
+	char buf[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, marker) && !strstr(buf, "line_of"))
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
+struct fixture {
+	struct module_cache *mc;
+	struct maps *maps;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	f->mc = module_cache_new();
+	f->maps = maps_new(getpid(), f->mc);
+	assert_int_equal(maps_load_proc(f->maps), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	maps_free(f->maps);
+	module_cache_free(f->mc);
+	free(f);
+	return 0;
+}
+
+static void test_function_line(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn;
+	const struct mapping *map = maps_find(f->maps, pc);
+	const struct src_line *l, *again;
+	unsigned n;
+
+	outer_fn();
+	assert_non_null(map);
+	assert_non_null(map->dbg);
+	assert_true(debuginfo_prepare(map->dbg, map));
+	n = debuginfo_lookup(map->dbg, map, pc, &l);
+	if (n == 0)
+		skip(); /* built without -g */
+	assert_string_equal(l[n - 1].func, "outer_fn");
+	assert_non_null(l[n - 1].file);
+	assert_non_null(strstr(l[n - 1].file, "test_debuginfo.c"));
+	assert_true(l[n - 1].decl_line > 0);
+	/* Cached: the same array comes back. */
+	assert_int_equal(debuginfo_lookup(map->dbg, map, pc, &again), n);
+	assert_ptr_equal(again, l);
+}
+
+static void test_inline_chain(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t start = (uintptr_t)&outer_fn;
+	const struct mapping *map = maps_find(f->maps, start);
+	int leaf_line = line_of("MARK_LEAF"), call_line = line_of("MARK_CALL");
+	bool found = false;
+
+	assert_non_null(map);
+	/* Some byte of outer_fn is the inlined sink++. */
+	for (uintptr_t pc = start; pc < start + 64 && !found; pc++) {
+		const struct src_line *l;
+		unsigned n = debuginfo_lookup(map->dbg, map, pc, &l);
+
+		if (n == 2 && l[0].func && !strcmp(l[0].func, "inlined_leaf") &&
+		    (int)l[0].line == leaf_line) {
+			assert_string_equal(l[1].func, "outer_fn");
+			assert_int_equal(l[1].line, call_line);
+			found = true;
+		}
+	}
+	if (!found)
+		skip(); /* the compiler laid the code out otherwise */
+}
+
+static void test_aggregate_lines(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn;
+	struct aggregate *a = aggregate_new();
+	const struct agg_location *loc;
+	const struct agg_function *fn;
+	const struct agg_mapping *am;
+	struct frame fr;
+	size_t nl, nf, nm;
+
+	symbolize_stack(f->maps, (const uint64_t[]){ pc }, 1, &fr);
+	assert_int_equal(aggregate_add(a, 1, &fr, 1, 1), 0);
+	loc = aggregate_locations(a, &nl);
+	assert_int_equal(loc[0].nlines, 0); /* deferred */
+	assert_int_equal(aggregate_resolve_lines(a), 0);
+	loc = aggregate_locations(a, &nl);
+	fn = aggregate_functions(a, &nf);
+	am = aggregate_mappings(a, &nm);
+	if (loc[0].nlines == 0)
+		skip();
+	assert_int_equal(loc[0].function_id, loc[0].lines[0].function_id);
+	assert_string_equal(fn[loc[0].lines[loc[0].nlines - 1].function_id - 1].name, "outer_fn");
+	assert_true(loc[0].lines[loc[0].nlines - 1].line > 0);
+	assert_true(am[0].has_functions && am[0].has_filenames && am[0].has_line_numbers);
+	aggregate_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_function_line),
+		cmocka_unit_test(test_inline_chain),
+		cmocka_unit_test(test_aggregate_lines),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,141 @@
+/*
+ * test_http.c - unit tests of the HTTP front end's pure parts: the
+ * /debug/pprof/profile query (seconds, event, period: defaults, bounds,
+ * pprof++ spellings, the reasons given for 400s) and the --http listen
+ * address (loopback unless an address is given).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmutop/http_server.h"
+
+static void test_query_defaults(void **state)
+{
+	struct http_profile_req rq;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(http_parse_profile_query(NULL, NULL, NULL, 300, &rq, err, sizeof(err)), 0);
+	assert_true(rq.seconds == 30);
+	assert_string_equal(rq.event.name, "cycles");
+	assert_false(rq.event_given);
+	assert_true(rq.period == 0);
+	/* A maximum below Go's default of 30 s caps the default too. */
+	assert_int_equal(http_parse_profile_query(NULL, NULL, NULL, 10, &rq, err, sizeof(err)), 0);
+	assert_true(rq.seconds == 10);
+}
+
+static void test_query_values(void **state)
+{
+	struct http_profile_req rq;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(http_parse_profile_query("5", "branchMisses", "20000", 300, &rq, err,
+						  sizeof(err)), 0);
+	assert_true(rq.seconds == 5);
+	assert_string_equal(rq.event.name, "branchMisses");
+	assert_true(rq.event_given);
+	assert_true(rq.period == 20000);
+	assert_int_equal(http_parse_profile_query("0.5", "timer", NULL, 300, &rq, err, sizeof(err)), 0);
+	assert_true(rq.seconds == 0.5);
+	assert_string_equal(rq.event.name, "task-clock");
+	assert_int_equal(http_parse_profile_query("300", "cache-misses", NULL, 300, &rq, err,
+						  sizeof(err)), 0);
+	assert_string_equal(rq.event.name, "cacheMisses");
+	assert_int_equal(http_parse_profile_query(NULL, "r01c2", NULL, 300, &rq, err, sizeof(err)), 0);
+	assert_true(rq.event.config == 0x1c2);
+}
+
+static void expect_bad(const char *s, const char *e, const char *p, const char *reason)
+{
+	struct http_profile_req rq;
+	char err[256] = "";
+
+	assert_int_equal(http_parse_profile_query(s, e, p, 300, &rq, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, reason))
+		fail_msg("for seconds=%s event=%s period=%s: \"%s\" lacks \"%s\"", s ? s : "-",
+			 e ? e : "-", p ? p : "-", err, reason);
+}
+
+static void test_query_bad(void **state)
+{
+	(void)state;
+	expect_bad("abc", NULL, NULL, "invalid seconds \"abc\"");
+	expect_bad("", NULL, NULL, "invalid seconds");
+	expect_bad("0", NULL, NULL, "more than 0");
+	expect_bad("-1", NULL, NULL, "invalid seconds");
+	expect_bad("301", NULL, NULL, "at most 300");
+	expect_bad("nan", NULL, NULL, "invalid seconds");
+	expect_bad("inf", NULL, NULL, "invalid seconds");
+	expect_bad("1e9", NULL, NULL, "at most 300");
+	expect_bad("5", "bogus", NULL, "invalid event");
+	expect_bad("5", "", NULL, "invalid event \"\"");
+	expect_bad("5", NULL, "0", "invalid period \"0\"");
+	expect_bad("5", NULL, "-3", "invalid period");
+	expect_bad("5", NULL, "+3", "invalid period");
+	expect_bad("5", NULL, "12abc", "invalid period \"12abc\"");
+	expect_bad("5", NULL, "", "invalid period");
+	expect_bad("5", NULL, "99999999999999999999", "invalid period");
+}
+
+static uint16_t port_of(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
+					      : ((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+static void test_listen(void **state)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[256], ip[INET6_ADDRSTRLEN];
+
+	(void)state;
+	assert_int_equal(http_parse_listen("127.0.0.1:6060", &ss, &len, err, sizeof(err)), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(port_of(&ss), 6060);
+	/* No host: loopback, never every interface. */
+	assert_int_equal(http_parse_listen(":6061", &ss, &len, err, sizeof(err)), 0);
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, sizeof(ip));
+	assert_string_equal(ip, "127.0.0.1");
+	assert_int_equal(port_of(&ss), 6061);
+	assert_int_equal(http_parse_listen("6062", &ss, &len, err, sizeof(err)), 0);
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, sizeof(ip));
+	assert_string_equal(ip, "127.0.0.1");
+	assert_int_equal(http_parse_listen("0.0.0.0:0", &ss, &len, err, sizeof(err)), 0);
+	assert_int_equal(port_of(&ss), 0);
+	assert_int_equal(http_parse_listen("[::1]:6063", &ss, &len, err, sizeof(err)), 0);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_int_equal(port_of(&ss), 6063);
+
+	assert_int_equal(http_parse_listen("", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("127.0.0.1:", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("127.0.0.1:65536", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("127.0.0.1:-1", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("::1:80", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("[::1]80", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("1.2.3.4.5:80", &ss, &len, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "1.2.3.4.5"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_defaults),
+		cmocka_unit_test(test_query_values),
+		cmocka_unit_test(test_query_bad),
+		cmocka_unit_test(test_listen),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

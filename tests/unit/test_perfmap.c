@@ -1,0 +1,166 @@
+/*
+ * test_perfmap.c - unit tests of the perf map reader: line parsing (hex with
+ * or without 0x, names with spaces, malformed lines), lookups with
+ * overlapping entries (the later line wins), re-reading a file that grows
+ * or is rewritten (names handed out earlier stay valid), and refusing a
+ * symlink planted in /tmp.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmutop/perfmap.h"
+
+static void test_parse_line(void **state)
+{
+	uint64_t start, size;
+	const char *name;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(perfmap_parse_line("7f0012340000 2b jit_hot\n", &start, &size, &name, &len), 0);
+	assert_true(start == 0x7f0012340000ULL);
+	assert_true(size == 0x2b);
+	assert_int_equal(len, 7);
+	assert_memory_equal(name, "jit_hot", 7);
+
+	assert_int_equal(perfmap_parse_line("0x1000 0x20 LazyCompile:~foo /app/x.js:3\r\n",
+					    &start, &size, &name, &len), 0);
+	assert_true(start == 0x1000 && size == 0x20);
+	assert_int_equal(len, strlen("LazyCompile:~foo /app/x.js:3"));
+
+	assert_int_equal(perfmap_parse_line("1000  20   spaced\n", &start, &size, &name, &len), 0);
+	assert_memory_equal(name, "spaced", 6);
+
+	assert_int_equal(perfmap_parse_line("", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("1000 20\n", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("1000 20 \n", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("xyz 20 f\n", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("1000 0 f\n", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("ffffffffffffffff 2 f\n", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("11112222333344445 2 f\n", &start, &size, &name, &len), -EINVAL);
+	assert_int_equal(perfmap_parse_line("1000-20 f\n", &start, &size, &name, &len), -EINVAL);
+}
+
+static char path[64];
+
+static void write_map(const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_lookup_and_reload(void **state)
+{
+	struct perfmap *pm;
+	const char *n, *old;
+	uint64_t off;
+
+	(void)state;
+	write_map("w", "1000 100 first\n"
+		       "garbage line\n"
+		       "2000 100 second\n"
+		       "2080 10 inner\n");      /* later and overlapping: wins inside */
+	pm = perfmap_new(getpid(), true);
+	assert_non_null(pm);
+	assert_non_null(strstr(perfmap_path(pm), "/root/tmp/perf-"));
+	n = perfmap_lookup(pm, 0x1010, &off);
+	assert_non_null(n);
+	assert_string_equal(n, "first");
+	assert_true(off == 0x10);
+	assert_int_equal(perfmap_count(pm), 3);
+	assert_string_equal(perfmap_lookup(pm, 0x2000, NULL), "second");
+	assert_string_equal(perfmap_lookup(pm, 0x2085, &off), "inner");
+	assert_true(off == 5);
+	assert_string_equal(perfmap_lookup(pm, 0x20f0, NULL), "second");
+	assert_null(perfmap_lookup(pm, 0x1100, NULL));
+	assert_null(perfmap_lookup(pm, 0x500, NULL));
+
+	/* Appended (a partial last line waits for its newline). */
+	old = perfmap_lookup(pm, 0x1000, NULL);
+	write_map("a", "3000 10 third\n4000 10 par");
+	usleep(20000);
+	assert_string_equal(perfmap_lookup(pm, 0x3004, NULL), "third");
+	assert_int_equal(perfmap_count(pm), 4);
+	usleep(20000);
+	assert_null(perfmap_lookup(pm, 0x4004, NULL));
+	write_map("a", "tial\n");
+	usleep(20000);
+	assert_string_equal(perfmap_lookup(pm, 0x4004, NULL), "partial");
+
+	/* Rewritten smaller: parsed again; an old name stays readable. */
+	write_map("w", "5000 10 fifth\n");
+	usleep(250000);
+	assert_string_equal(perfmap_lookup(pm, 0x5000, NULL), "fifth");
+	assert_null(perfmap_lookup(pm, 0x1000, NULL));
+	assert_string_equal(old, "first");
+	perfmap_free(pm);
+	perfmap_free(NULL);
+}
+
+static void test_symlink_refused(void **state)
+{
+	char target[64];
+	struct perfmap *pm;
+	FILE *f;
+
+	(void)state;
+	snprintf(target, sizeof(target), "/tmp/pmutop-perfmap-target-%d", (int)getpid());
+	f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("1000 100 planted\n", f);
+	fclose(f);
+	assert_int_equal(symlink(target, path), 0);
+	pm = perfmap_new(getpid(), true);
+	assert_null(perfmap_lookup(pm, 0x1000, NULL));
+	perfmap_free(pm);
+	unlink(target);
+}
+
+static void test_no_file(void **state)
+{
+	struct perfmap *pm = perfmap_new(getpid(), true);
+
+	(void)state;
+	assert_null(perfmap_lookup(pm, 0x1000, NULL));
+	assert_int_equal(perfmap_count(pm), 0);
+	perfmap_free(pm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_line),
+		cmocka_unit_test_setup_teardown(test_lookup_and_reload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

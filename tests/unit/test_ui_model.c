@@ -1,0 +1,522 @@
+/*
+ * test_ui_model.c - the live view's model without a terminal: sorting by
+ * flat and cum, the substring filter, the per-thread restriction, "since
+ * start" vs "last interval" (per-stack deltas between ticks), a reset, the
+ * selection following its function, scrolling, callers/callees with their
+ * weights, the thread list, and the number formats.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model.h"
+#include "pmutop/aggregate.h"
+#include "pmutop/symbolize.h"
+
+static void add(struct aggregate *a, uint32_t tid, uint64_t weight, const char *spec)
+{
+	/* spec: "name@addr name@addr ...", leaf first */
+	struct frame f[16];
+	char buf[256], *save = NULL, *tok;
+	unsigned n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *at = strchr(tok, '@');
+
+		assert_non_null(at);
+		*at = 0;
+		memset(&f[n], 0, sizeof(f[n]));
+		f[n].addr = strtoull(at + 1, NULL, 16);
+		f[n].func = strdup(tok);
+		n++;
+	}
+	assert_int_equal(aggregate_add(a, tid, f, n, weight), 0);
+	while (n--)
+		free((char *)f[n].func);
+}
+
+/*
+ * tid 1 "alpha":  a <- main                    10
+ * tid 1:          b <- a <- main               20
+ * tid 2 "beta":   rec <- rec <- rec <- main    30
+ * tid 2:          main                          5
+ */
+static struct aggregate *sample(void)
+{
+	struct aggregate *a = aggregate_new();
+
+	assert_non_null(a);
+	add(a, 1, 10, "a@20 main@10");
+	add(a, 1, 20, "b@30 a@21 main@11");
+	add(a, 2, 30, "rec@40 rec@41 rec@42 main@12");
+	add(a, 2, 5, "main@10");
+	aggregate_set_thread_name(a, 1, "alpha");
+	aggregate_set_thread_name(a, 2, "beta");
+	return a;
+}
+
+/* Row names in order, space separated. */
+static const char *names(const struct model *m)
+{
+	static char buf[512];
+	size_t i, o = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < model_nrows(m); i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? " " : "",
+				      model_row(m, i)->name);
+	return buf;
+}
+
+static const struct top_row *row(const struct model *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < model_nrows(m); i++)
+		if (!strcmp(model_row(m, i)->name, name))
+			return model_row(m, i);
+	return NULL;
+}
+
+static uint32_t fid(const struct aggregate *a, const char *name)
+{
+	const struct agg_function *f;
+	size_t n, i;
+
+	f = aggregate_functions(a, &n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name))
+			return f[i].id;
+	fail_msg("no function %s", name);
+	return 0;
+}
+
+static void empty_before_first_tick(void **state)
+{
+	struct model *m = model_new();
+
+	(void)state;
+	assert_non_null(m);
+	assert_false(model_has_data(m));
+	assert_int_equal(model_nrows(m), 0);
+	assert_int_equal(model_total(m), 0);
+	assert_int_equal(model_selected_function(m), 0);
+	model_move(m, 5);
+	model_end(m);
+	assert_int_equal(model_selected(m), 0);
+	assert_int_equal(model_scroll(m, 10), 0);
+	assert_int_equal(model_set_filter(m, "x"), 0);
+	model_free(m);
+	model_free(NULL);
+}
+
+static void sort_flat_and_cum(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+
+	(void)state;
+	assert_int_equal(model_tick(m, a), 0);
+	assert_true(model_has_data(m));
+	assert_int_equal(model_total(m), 65);
+	assert_string_equal(names(m), "rec b a main");
+	assert_int_equal(row(m, "a")->flat, 10);
+	assert_int_equal(row(m, "a")->cum, 30);
+	assert_int_equal(row(m, "rec")->cum, 30); /* recursion counted once per stack */
+	/* sum% column: running flat */
+	assert_int_equal(model_sum(m, 0), 30);
+	assert_int_equal(model_sum(m, 1), 50);
+	assert_int_equal(model_sum(m, 3), 65);
+
+	assert_int_equal(model_set_sort(m, TOP_SORT_CUM), 0);
+	assert_int_equal(model_sort(m), TOP_SORT_CUM);
+	assert_string_equal(names(m), "main a rec b"); /* a and rec tie at 30: by name */
+	assert_int_equal(model_set_sort(m, TOP_SORT_FLAT), 0);
+	assert_string_equal(names(m), "rec b a main");
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void filter_by_substring(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	assert_int_equal(model_set_filter(m, "A"), 0); /* case-insensitive */
+	assert_string_equal(model_filter(m), "A");
+	assert_string_equal(names(m), "a main");
+	/* The 100% stays the whole window; sum% runs over the shown rows. */
+	assert_int_equal(model_total(m), 65);
+	assert_int_equal(model_sum(m, 0), 10);
+	assert_int_equal(model_sum(m, 1), 15);
+	assert_int_equal(model_nfunctions(m), 4);
+	assert_int_equal(model_set_filter(m, "nothing"), 0);
+	assert_int_equal(model_nrows(m), 0);
+	assert_null(model_row(m, 0));
+	assert_int_equal(model_set_filter(m, ""), 0);
+	assert_string_equal(model_filter(m), "");
+	assert_int_equal(model_nrows(m), 4);
+	assert_int_equal(model_set_filter(m, NULL), 0);
+	assert_int_equal(model_nrows(m), 4);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void restrict_to_thread(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	assert_int_equal(model_set_thread(m, 2), 0);
+	assert_int_equal(model_thread(m), 2);
+	assert_int_equal(model_total(m), 35);
+	assert_string_equal(names(m), "rec main");
+	assert_int_equal(row(m, "main")->flat, 5);
+	assert_int_equal(row(m, "main")->cum, 35);
+	assert_int_equal(model_set_thread(m, 1), 0);
+	assert_string_equal(names(m), "b a main");
+	assert_int_equal(model_set_thread(m, 99), 0);
+	assert_int_equal(model_nrows(m), 0);
+	assert_int_equal(model_set_thread(m, 0), 0);
+	assert_int_equal(model_total(m), 65);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void interval_deltas(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	assert_int_equal(model_set_window(m, MODEL_INTERVAL), 0);
+	/* First tick: the interval is everything so far. */
+	assert_int_equal(model_total(m), 65);
+
+	/* More of an existing stack, and a new stack. */
+	add(a, 1, 7, "b@30 a@21 main@11");
+	add(a, 2, 3, "c@50 main@12");
+	/* Not ticked yet: the view still shows the last copy, whatever the window. */
+	assert_int_equal(model_total(m), 65);
+	assert_int_equal(model_set_window(m, MODEL_SINCE_START), 0);
+	assert_int_equal(model_total(m), 65);
+	assert_null(row(m, "c"));
+
+	model_tick(m, a);
+	assert_int_equal(model_total(m), 75);
+	assert_int_equal(model_set_window(m, MODEL_INTERVAL), 0);
+	assert_int_equal(model_window(m), MODEL_INTERVAL);
+	assert_int_equal(model_total(m), 10);
+	assert_string_equal(names(m), "b c a main");
+	assert_int_equal(row(m, "b")->flat, 7);
+	assert_int_equal(row(m, "a")->cum, 7);
+	assert_int_equal(row(m, "main")->cum, 10);
+	assert_null(row(m, "rec")); /* nothing new there */
+	/* The interval by thread: deltas are per stack, so any thread works. */
+	assert_int_equal(model_set_thread(m, 2), 0);
+	assert_string_equal(names(m), "c main");
+	assert_int_equal(model_set_thread(m, 0), 0);
+
+	/* A quiet interval is empty. */
+	model_tick(m, a);
+	assert_int_equal(model_total(m), 0);
+	assert_int_equal(model_nrows(m), 0);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void reset_and_new_aggregate(void **state)
+{
+	struct aggregate *a = sample(), *b = aggregate_new();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	model_set_window(m, MODEL_INTERVAL);
+	model_reset(m);
+	assert_false(model_has_data(m));
+	assert_int_equal(model_nrows(m), 0);
+	aggregate_free(a); /* what session_reset() does after model_reset() */
+
+	add(b, 3, 4, "x@1 main@2");
+	model_tick(m, b);
+	assert_int_equal(model_total(m), 4); /* a fresh start, not a delta against a */
+	assert_string_equal(names(m), "x main");
+	/* Settings survive the reset. */
+	assert_int_equal(model_window(m), MODEL_INTERVAL);
+
+	/* Another aggregate without model_reset(): detected, starts afresh too. */
+	{
+		struct aggregate *c = aggregate_new();
+
+		add(c, 3, 2, "y@1");
+		model_tick(m, c);
+		assert_int_equal(model_total(m), 2);
+		assert_string_equal(names(m), "y");
+		model_reset(m);
+		aggregate_free(c);
+	}
+	model_free(m);
+	aggregate_free(b);
+}
+
+static void selection_follows_function(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	assert_string_equal(names(m), "rec b a main");
+	assert_int_equal(model_selected(m), 0);
+	assert_int_equal(model_selected_function(m), fid(a, "rec"));
+
+	/* Untouched, the top row stays selected while the order changes. */
+	add(a, 1, 100, "main@10");
+	model_tick(m, a);
+	assert_string_equal(names(m), "main rec b a");
+	assert_int_equal(model_selected(m), 0);
+
+	/* Moved, the selection follows its function. */
+	model_move(m, 2);
+	assert_int_equal(model_selected_function(m), fid(a, "b"));
+	add(a, 1, 200, "a@20 main@10");
+	model_tick(m, a);
+	assert_string_equal(names(m), "a main rec b");
+	assert_int_equal(model_selected(m), 3);
+	assert_int_equal(model_selected_function(m), fid(a, "b"));
+
+	/* Filtered out: the selection stays in range. */
+	model_set_filter(m, "main");
+	assert_int_equal(model_selected(m), 0);
+	model_set_filter(m, NULL);
+
+	/* Clamped moves. */
+	model_move(m, -100);
+	assert_int_equal(model_selected(m), 0);
+	model_move(m, 100);
+	assert_int_equal(model_selected(m), 3);
+	model_home(m);
+	assert_int_equal(model_selected(m), 0);
+	model_end(m);
+	assert_int_equal(model_selected(m), 3);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void scrolling_keeps_selection_visible(void **state)
+{
+	struct aggregate *a = aggregate_new();
+	struct model *m = model_new();
+	char spec[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 50; i++) {
+		snprintf(spec, sizeof(spec), "f%02d@%x", i, 0x100 + i);
+		add(a, 1, (uint64_t)(100 - i), spec);
+	}
+	model_tick(m, a);
+	assert_int_equal(model_nrows(m), 50);
+	assert_int_equal(model_scroll(m, 10), 0);
+	model_move(m, 9);
+	assert_int_equal(model_scroll(m, 10), 0);
+	model_move(m, 1);
+	assert_int_equal(model_scroll(m, 10), 1);
+	model_end(m);
+	assert_int_equal(model_scroll(m, 10), 40);
+	model_move(m, -15);
+	assert_int_equal(model_selected(m), 34);
+	assert_int_equal(model_scroll(m, 10), 34);
+	/* A taller window shows more, never empty space under rows that exist. */
+	assert_int_equal(model_scroll(m, 30), 20);
+	model_home(m);
+	assert_int_equal(model_scroll(m, 10), 0);
+	/* Fewer rows than lines. */
+	model_set_filter(m, "f4");
+	assert_int_equal(model_scroll(m, 10), 0);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static const struct model_edge *edge(const struct model_edge *e, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(e[i].name, name))
+			return &e[i];
+	return NULL;
+}
+
+static void callers_and_callees(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+	struct model_edges e;
+
+	(void)state;
+	model_tick(m, a);
+
+	assert_int_equal(model_edges(m, fid(a, "a"), &e), 0);
+	assert_string_equal(e.name, "a");
+	assert_int_equal(e.flat, 10);
+	assert_int_equal(e.cum, 30);
+	assert_int_equal(e.total, 65);
+	assert_int_equal(e.ncallers, 1);
+	assert_string_equal(e.callers[0].name, "main");
+	assert_int_equal(e.callers[0].weight, 30);
+	assert_int_equal(e.ncallees, 2);
+	/* Heaviest first: b (20), then a itself as the leaf (10). */
+	assert_string_equal(e.callees[0].name, "b");
+	assert_int_equal(e.callees[0].weight, 20);
+	assert_string_equal(e.callees[1].name, "(self)");
+	assert_int_equal(e.callees[1].function_id, 0);
+	assert_int_equal(e.callees[1].weight, 10);
+	model_edges_free(&e);
+
+	/* main is the root: its caller is "(root)"; rec's recursion counts once. */
+	assert_int_equal(model_edges(m, fid(a, "main"), &e), 0);
+	assert_int_equal(e.cum, 65);
+	assert_int_equal(e.ncallers, 1);
+	assert_string_equal(e.callers[0].name, "(root)");
+	assert_int_equal(e.callers[0].weight, 65);
+	assert_int_equal(edge(e.callees, e.ncallees, "rec")->weight, 30);
+	assert_int_equal(edge(e.callees, e.ncallees, "a")->weight, 30);
+	assert_int_equal(edge(e.callees, e.ncallees, "(self)")->weight, 5);
+	model_edges_free(&e);
+
+	assert_int_equal(model_edges(m, fid(a, "rec"), &e), 0);
+	assert_int_equal(e.cum, 30);
+	assert_int_equal(edge(e.callers, e.ncallers, "rec")->weight, 30);
+	assert_int_equal(edge(e.callers, e.ncallers, "main")->weight, 30);
+	assert_int_equal(edge(e.callees, e.ncallees, "rec")->weight, 30);
+	assert_int_equal(edge(e.callees, e.ncallees, "(self)")->weight, 30);
+	model_edges_free(&e);
+
+	/* Restricted to thread 2, a has no samples. */
+	model_set_thread(m, 2);
+	assert_int_equal(model_edges(m, fid(a, "a"), &e), -ENOENT);
+	assert_null(e.callers);
+	model_set_thread(m, 0);
+
+	/* In the interval window only the new samples count. */
+	add(a, 1, 4, "b@30 a@21 main@11");
+	model_tick(m, a);
+	model_set_window(m, MODEL_INTERVAL);
+	assert_int_equal(model_edges(m, fid(a, "a"), &e), 0);
+	assert_int_equal(e.cum, 4);
+	assert_int_equal(e.total, 4);
+	assert_int_equal(e.ncallees, 1);
+	assert_string_equal(e.callees[0].name, "b");
+	model_edges_free(&e);
+
+	assert_int_equal(model_edges(m, 0, &e), -ENOENT);
+	assert_int_equal(model_edges(m, 999, &e), -ENOENT);
+	model_edges_free(&e);
+	model_edges_free(NULL);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void thread_list(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+	struct model_thread *t;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(model_threads(m, &t, &n), 0);
+	assert_int_equal(n, 0); /* no tick yet */
+	free(t);
+	aggregate_set_thread_name(a, 7, "idle"); /* named, never sampled: not listed */
+	model_tick(m, a);
+	assert_int_equal(model_threads(m, &t, &n), 0);
+	assert_int_equal(n, 2);
+	/* Heaviest first: beta has 35 events, alpha 30. */
+	assert_int_equal(t[0].tid, 2);
+	assert_string_equal(t[0].name, "beta");
+	assert_int_equal(t[0].samples, 2);
+	assert_int_equal(t[0].weight, 35);
+	assert_int_equal(t[1].tid, 1);
+	assert_string_equal(t[1].name, "alpha");
+	assert_int_equal(t[1].weight, 30);
+	free(t);
+
+	/* Weights follow the window. */
+	add(a, 1, 50, "a@20 main@10");
+	model_tick(m, a);
+	model_set_window(m, MODEL_INTERVAL);
+	assert_int_equal(model_threads(m, &t, &n), 0);
+	assert_int_equal(t[0].tid, 1);
+	assert_int_equal(t[0].weight, 50);
+	assert_int_equal(t[0].samples, 3);
+	assert_int_equal(t[1].weight, 0);
+	free(t);
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void formats(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(model_fmt_value(0, "count", b, sizeof(b)), "0");
+	assert_string_equal(model_fmt_value(9999, "count", b, sizeof(b)), "9999");
+	assert_string_equal(model_fmt_value(12345, "count", b, sizeof(b)), "12.3k");
+	assert_string_equal(model_fmt_value(999600, "count", b, sizeof(b)), "1.00M");
+	assert_string_equal(model_fmt_value(2500000000ULL, "count", b, sizeof(b)), "2.50G");
+	assert_string_equal(model_fmt_value(123456789012345ULL, "count", b, sizeof(b)), "123T");
+	assert_string_equal(model_fmt_value(250, "nanoseconds", b, sizeof(b)), "250ns");
+	assert_string_equal(model_fmt_value(250000, "nanoseconds", b, sizeof(b)), "250us");
+	assert_string_equal(model_fmt_value(45600000, "nanoseconds", b, sizeof(b)), "45.6ms");
+	assert_string_equal(model_fmt_value(1230000000, "nanoseconds", b, sizeof(b)), "1.23s");
+	assert_string_equal(model_fmt_value(4000000000000ULL, "nanoseconds", b, sizeof(b)), "4000s");
+	assert_string_equal(model_fmt_value(512, "bytes", b, sizeof(b)), "512B");
+	assert_string_equal(model_fmt_value(1805247, "bytes", b, sizeof(b)), "1.72MB");
+	assert_string_equal(model_fmt_value(1023 * 1024 + 1000, "bytes", b, sizeof(b)), "1.00MB");
+	assert_true(strlen(model_fmt_value(UINT64_MAX, "bytes", b, sizeof(b))) <= 8);
+	assert_true(strlen(model_fmt_value(UINT64_MAX, "count", b, sizeof(b))) <= 8);
+	assert_true(strlen(model_fmt_value(UINT64_MAX, "nanoseconds", b, sizeof(b))) <= 8);
+	assert_string_equal(model_fmt_percent(1, 8, b, sizeof(b)), " 12.5%");
+	assert_string_equal(model_fmt_percent(8, 8, b, sizeof(b)), "100.0%");
+	assert_string_equal(model_fmt_percent(1, 0, b, sizeof(b)), "  0.0%");
+	assert_string_equal(model_basename("/usr/lib/libc.so.6"), "libc.so.6");
+	assert_string_equal(model_basename("shares"), "shares");
+	assert_string_equal(model_basename(""), "");
+	assert_string_equal(model_basename(NULL), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(empty_before_first_tick),
+		cmocka_unit_test(sort_flat_and_cum),
+		cmocka_unit_test(filter_by_substring),
+		cmocka_unit_test(restrict_to_thread),
+		cmocka_unit_test(interval_deltas),
+		cmocka_unit_test(reset_and_new_aggregate),
+		cmocka_unit_test(selection_follows_function),
+		cmocka_unit_test(scrolling_keeps_selection_visible),
+		cmocka_unit_test(callers_and_callees),
+		cmocka_unit_test(thread_list),
+		cmocka_unit_test(formats),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,260 @@
+/*
+ * frame.c - what surrounds every screen: the header (target, event, rates,
+ * state, messages) and the footer of keys, plus clipped text output.
+ *
+ *   pmutop - PID 4242: ./shares 60                              [sampling]
+ *   event task-clock  period 250000 ns  elapsed 12.3s  samples 45,678 3,998/s
+ *   lost 0  threads 2  pmutop CPU 1.2%          since start | flat | all threads
+ *   <message or notice line>
+ */
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "crt.h"
+#include "pmutop/aggregate.h"
+#include "pmutop/cli.h"
+#include "view.h"
+
+int frame_put(int y, int x, int attr, const char *s)
+{
+	int room = COLS - x;
+
+	if (y < 0 || y >= LINES || room <= 0 || !s)
+		return x;
+	attrset(attr);
+	mvaddnstr(y, x, s, room);
+	attrset(crt_attr(CRT_NORMAL));
+	return x + (int)strnlen(s, (size_t)room);
+}
+
+int frame_printf(int y, int x, int attr, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return frame_put(y, x, attr, buf);
+}
+
+/* "45,678" */
+static const char *grouped(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t n, i, o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	n = strlen(tmp);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* label (plain) then value (bold), then two spaces. */
+static int field(int y, int x, const char *label, const char *value)
+{
+	x = frame_put(y, x, crt_attr(CRT_HEADER_LABEL), label);
+	x = frame_put(y, x, crt_attr(CRT_NORMAL), " ");
+	x = frame_put(y, x, crt_attr(CRT_HEADER_VALUE), value);
+	return frame_put(y, x, crt_attr(CRT_NORMAL), "  ");
+}
+
+static const char *duration(double s, char *buf, size_t len)
+{
+	if (s < 60)
+		snprintf(buf, len, "%.1fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)s / 3600, (int)s % 3600 / 60);
+	return buf;
+}
+
+/* Right-aligned on line y, if it fits after column min_x. */
+static void put_right(int y, int min_x, int attr, const char *s)
+{
+	int x = COLS - (int)strlen(s);
+
+	if (x > min_x)
+		frame_put(y, x, attr, s);
+}
+
+static void state_tag(const struct tui *t, char *buf, size_t len, int *attr)
+{
+	*attr = crt_attr(CRT_MESSAGE);
+	if (t->paused) {
+		snprintf(buf, len, "[PAUSED]");
+		*attr = crt_attr(CRT_NOTICE);
+	} else if (!t->s) {
+		snprintf(buf, len, "[saved profile]");
+	} else if (t->ended) {
+		snprintf(buf, len, t->st.state == SESSION_TARGET_EXITED ? "[TARGET EXITED]" : "[STOPPED]");
+		*attr = crt_attr(CRT_NOTICE);
+	} else {
+		snprintf(buf, len, "[sampling]");
+	}
+}
+
+/* "since start | flat | all threads", shorter variants when short of room. */
+static void view_settings(const struct tui *t, int y, int min_x)
+{
+	uint32_t tid = model_thread(t->m);
+	const char *win = model_window(t->m) == MODEL_INTERVAL ? "last interval" : "since start";
+	const char *sort = model_sort(t->m) == TOP_SORT_CUM ? "cum" : "flat";
+	const struct agg_thread *th = tid ? aggregate_thread(tui_aggregate(t), tid) : NULL;
+	char buf[96];
+	int variant;
+
+	for (variant = 0; variant < 3; variant++) {
+		if (!tid)
+			snprintf(buf, sizeof(buf), "%s | %s | all threads", win, sort);
+		else if (variant == 0 && th && th->name[0])
+			snprintf(buf, sizeof(buf), "%s | %s | tid %u %s", win, sort, tid, th->name);
+		else if (variant < 2)
+			snprintf(buf, sizeof(buf), "%s | %s | tid %u", win, sort, tid);
+		else
+			snprintf(buf, sizeof(buf), "tid %u", tid);
+		if (COLS - (int)strlen(buf) > min_x) {
+			put_right(y, min_x, crt_attr(CRT_DIM), buf);
+			return;
+		}
+	}
+}
+
+static void notice_line(const struct tui *t, int y)
+{
+	if (t->msg[0] && tui_now() < t->msg_until) {
+		frame_put(y, 0, crt_attr(t->msg_error ? CRT_NOTICE : CRT_MESSAGE), t->msg);
+		return;
+	}
+	if (t->s && t->ended) {
+		char buf[200];
+		const char *why = t->st.why && t->st.why[0] ? t->st.why : "stopped";
+
+		if (t->st.state == SESSION_TARGET_EXITED)
+			snprintf(buf, sizeof(buf), " target %d exited: showing the final data (q quits) ",
+				 (int)t->st.pid);
+		else
+			snprintf(buf, sizeof(buf), " sampling ended (%s): showing the final data (q quits) ",
+				 why);
+		frame_put(y, 0, crt_attr(CRT_NOTICE), buf);
+		return;
+	}
+	if (t->screen == SCREEN_TOP && *model_filter(t->m) && !t->editing)
+		frame_printf(y, 0, crt_attr(CRT_MESSAGE), "filter \"%s\": %zu of %zu functions "
+			     "(/ edits, Esc clears)", model_filter(t->m), model_nrows(t->m),
+			     model_nfunctions(t->m));
+}
+
+int frame_header(const struct tui *t)
+{
+	const struct aggregate *a = tui_aggregate(t);
+	const struct agg_info *info = aggregate_info_const(a);
+	char buf[320], v[128], tag[32];
+	int x, attr;
+	size_t nthreads;
+
+	aggregate_threads(a, &nthreads);
+	state_tag(t, tag, sizeof(tag), &attr);
+	x = frame_put(0, 0, crt_attr(CRT_HEADER_VALUE), "pmutop");
+	if (t->s) {
+		snprintf(buf, sizeof(buf), " - PID %d: %s", (int)t->st.pid, t->st.cmdline);
+	} else {
+		snprintf(buf, sizeof(buf), " - profile %s", t->load_path);
+	}
+	{
+		/* Leave room for the tag. */
+		int room = COLS - x - (int)strlen(tag) - 2;
+
+		if (room < 0)
+			room = 0;
+		if ((size_t)room < sizeof(buf))
+			buf[room] = 0;
+	}
+	x = frame_put(0, x, crt_attr(CRT_NORMAL), buf);
+	put_right(0, x, attr, tag);
+
+	x = 0;
+	if (t->s) {
+		uint64_t period = t->st.period;
+		const struct pmu_event *ev = session_event(t->s, model_event(t->m), &period);
+		const char *unit;
+
+		if (!ev)
+			ev = &t->st.event;
+		unit = strcmp(ev->unit, "nanoseconds") ? "" : " ns";
+		if (t->st.nevents > 1)
+			snprintf(v, sizeof(v), "%s [%u/%zu]", ev->name, model_event(t->m) + 1,
+				 t->st.nevents);
+		else
+			snprintf(v, sizeof(v), "%s", ev->name);
+		x = field(1, x, "event", v);
+		snprintf(v, sizeof(v), t->st.freq ? "%llu Hz" : "%llu%s",
+			 (unsigned long long)period, t->st.freq ? "" : unit);
+		x = field(1, x, t->st.freq ? "freq" : "period", v);
+		x = field(1, x, "elapsed", duration(t->st.elapsed, v, sizeof(v)));
+		x = field(1, x, "samples", grouped(t->st.samples, v, sizeof(v)));
+		snprintf(buf, sizeof(buf), "%.0f/s", t->rate);
+		x = frame_put(1, x, crt_attr(CRT_HEADER_VALUE), buf);
+
+		x = 0;
+		x = field(2, x, "lost", grouped(t->st.lost, v, sizeof(v)));
+		/* Attached while sampling; afterwards, those that had samples. */
+		snprintf(v, sizeof(v), "%zu", t->ended ? nthreads : t->st.threads_attached);
+		x = field(2, x, "threads", v);
+		snprintf(v, sizeof(v), "%.1f%%", t->st.self_cpu);
+		x = field(2, x, "pmutop CPU", v);
+	} else {
+		snprintf(v, sizeof(v), "%s (%s)", info->event, info->event_unit);
+		x = field(1, x, "event", v);
+		if (info->period) {
+			snprintf(v, sizeof(v), "%llu", (unsigned long long)info->period);
+			x = field(1, x, "period", v);
+		}
+		if (info->duration_ns)
+			x = field(1, x, "duration", duration((double)info->duration_ns / 1e9, v, sizeof(v)));
+		x = field(1, x, "samples", grouped(info->samples, v, sizeof(v)));
+
+		x = 0;
+		x = field(2, x, "lost", grouped(info->lost, v, sizeof(v)));
+		snprintf(v, sizeof(v), "%zu", nthreads);
+		x = field(2, x, "threads", v);
+	}
+	view_settings(t, 2, x);
+	notice_line(t, 3);
+	return 4;
+}
+
+void frame_footer(const struct tui *t, const char *const *keys)
+{
+	int y = LINES - 1, x = 0;
+	size_t i;
+
+	move(y, 0);
+	clrtoeol();
+	if (t->editing) {
+		x = frame_put(y, x, crt_attr(CRT_KEY), "Filter: ");
+		x = frame_put(y, x, crt_attr(CRT_NORMAL), t->edit);
+		x = frame_put(y, x, (int)A_REVERSE, " ");
+		x = frame_put(y, x + 2, crt_attr(CRT_DIM), "Enter keep  Esc cancel");
+		return;
+	}
+	/* keys: pairs "key", "what", ..., NULL */
+	for (i = 0; keys[i] && keys[i + 1]; i += 2) {
+		x = frame_put(y, x, crt_attr(CRT_KEY), keys[i]);
+		x = frame_put(y, x, crt_attr(CRT_KEY_TEXT), keys[i + 1]);
+	}
+	if (x < COLS) {
+		attrset(crt_attr(CRT_KEY_TEXT));
+		mvhline(y, x, ' ', COLS - x);
+		attrset(crt_attr(CRT_NORMAL));
+	}
+}

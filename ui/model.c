@@ -1,0 +1,630 @@
+/*
+ * model.c - the live view's model (see model.h): per-stack weight copies,
+ * the table over them (ui/table.c), the filtered row list, the selection,
+ * callers/callees and the thread list. Plain C, no terminal.
+ */
+#include "model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutop/aggregate.h"
+
+struct model {
+	const struct aggregate *a;   /* NULL until the first tick after a reset */
+	uint64_t *cur, *prev;        /* stack weights at the last two ticks */
+	size_t ncur, nprev, capcur, capprev;
+	uint64_t *w;                 /* weights of the current window */
+	size_t nw, capw;
+
+	enum top_sort sort;
+	enum model_window window;
+	uint32_t tid;
+	unsigned event;              /* index into agg_stack.weights; 0: weight */
+	char *filter;                /* NULL: none */
+
+	struct top_table table;      /* every function of the window */
+	size_t *view;                /* indices into table.rows that pass the filter */
+	uint64_t *sums;              /* running flat over view */
+	size_t nview;
+
+	size_t sel, top;
+	uint32_t sel_fid;
+	bool follow;                 /* keep sel on sel_fid across rebuilds */
+};
+
+struct model *model_new(void)
+{
+	struct model *m = calloc(1, sizeof(*m));
+
+	if (m) {
+		m->sort = TOP_SORT_FLAT;
+		m->window = MODEL_SINCE_START;
+	}
+	return m;
+}
+
+static void clear_rows(struct model *m)
+{
+	top_table_free(&m->table);
+	m->table.total = 0;
+	free(m->view);
+	free(m->sums);
+	m->view = NULL;
+	m->sums = NULL;
+	m->nview = 0;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	clear_rows(m);
+	free(m->cur);
+	free(m->prev);
+	free(m->w);
+	free(m->filter);
+	free(m);
+}
+
+void model_reset(struct model *m)
+{
+	clear_rows(m);
+	m->a = NULL;
+	m->ncur = m->nprev = m->nw = 0;
+	m->sel = m->top = 0;
+	m->sel_fid = 0;
+	m->follow = false;
+}
+
+/* Make room for n elements in *v (capacity *cap). 0 or -ENOMEM. */
+static int reserve(uint64_t **v, size_t *cap, size_t n)
+{
+	uint64_t *nv;
+	size_t ncap;
+
+	if (n <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 1024;
+	while (ncap < n)
+		ncap *= 2;
+	nv = realloc(*v, ncap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* Put the selection back on its function, or clamp it. */
+static void place_selection(struct model *m)
+{
+	size_t i;
+
+	if (m->follow && m->sel_fid) {
+		for (i = 0; i < m->nview; i++) {
+			if (m->table.rows[m->view[i]].function_id == m->sel_fid) {
+				m->sel = i;
+				return;
+			}
+		}
+	}
+	if (m->sel >= m->nview)
+		m->sel = m->nview ? m->nview - 1 : 0;
+	m->sel_fid = m->nview ? m->table.rows[m->view[m->sel]].function_id : 0;
+}
+
+static bool passes(const struct model *m, const struct top_row *r)
+{
+	return !m->filter || strcasestr(r->name, m->filter);
+}
+
+/* Derive the window weights, the table and the filtered view. */
+static int rebuild(struct model *m)
+{
+	size_t i;
+	uint64_t sum = 0;
+	int rc;
+
+	clear_rows(m);
+	if (!m->a)
+		return 0;
+	if (reserve(&m->w, &m->capw, m->ncur))
+		return -ENOMEM;
+	for (i = 0; i < m->ncur; i++) {
+		uint64_t base = m->window == MODEL_INTERVAL && i < m->nprev ? m->prev[i] : 0;
+
+		m->w[i] = m->cur[i] >= base ? m->cur[i] - base : 0;
+	}
+	m->nw = m->ncur;
+	rc = top_table_build_weights(m->a, m->tid, m->sort, m->w, m->nw, &m->table);
+	if (rc)
+		return rc;
+	m->view = malloc((m->table.nrows ? m->table.nrows : 1) * sizeof(*m->view));
+	m->sums = malloc((m->table.nrows ? m->table.nrows : 1) * sizeof(*m->sums));
+	if (!m->view || !m->sums) {
+		clear_rows(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->table.nrows; i++) {
+		if (!passes(m, &m->table.rows[i]))
+			continue;
+		sum += m->table.rows[i].flat;
+		m->sums[m->nview] = sum;
+		m->view[m->nview++] = i;
+	}
+	place_selection(m);
+	return 0;
+}
+
+int model_tick(struct model *m, const struct aggregate *a)
+{
+	const struct agg_stack *stacks;
+	size_t ns, i;
+	uint64_t *t;
+
+	stacks = aggregate_stacks(a, &ns);
+	if (a != m->a || ns < m->ncur) {
+		m->a = a;
+		m->ncur = m->nprev = 0;
+	}
+	/* prev <- cur, cur <- now. */
+	t = m->prev;
+	m->prev = m->cur;
+	m->cur = t;
+	i = m->capprev;
+	m->capprev = m->capcur;
+	m->capcur = i;
+	m->nprev = m->ncur;
+	m->ncur = 0;
+	if (reserve(&m->cur, &m->capcur, ns)) {
+		clear_rows(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ns; i++)
+		m->cur[i] = m->event ? stacks[i].weights[m->event] : stacks[i].weight;
+	m->ncur = ns;
+	return rebuild(m);
+}
+
+int model_set_sort(struct model *m, enum top_sort sort)
+{
+	m->sort = sort;
+	return rebuild(m);
+}
+
+int model_set_window(struct model *m, enum model_window w)
+{
+	m->window = w;
+	return rebuild(m);
+}
+
+int model_set_filter(struct model *m, const char *substr)
+{
+	char *f = NULL;
+
+	if (substr && *substr) {
+		f = strdup(substr);
+		if (!f)
+			return -ENOMEM;
+	}
+	free(m->filter);
+	m->filter = f;
+	return rebuild(m);
+}
+
+int model_set_thread(struct model *m, uint32_t tid)
+{
+	m->tid = tid;
+	return rebuild(m);
+}
+
+int model_set_event(struct model *m, unsigned k)
+{
+	if (k >= PMUTOP_MAX_EVENTS)
+		return -EINVAL;
+	if (k != m->event) {
+		m->event = k;
+		m->ncur = m->nprev = 0;  /* the copies were of another event */
+	}
+	return rebuild(m);
+}
+
+unsigned model_event(const struct model *m) { return m->event; }
+enum top_sort model_sort(const struct model *m) { return m->sort; }
+enum model_window model_window(const struct model *m) { return m->window; }
+const char *model_filter(const struct model *m) { return m->filter ? m->filter : ""; }
+uint32_t model_thread(const struct model *m) { return m->tid; }
+bool model_has_data(const struct model *m) { return m->a != NULL; }
+size_t model_nrows(const struct model *m) { return m->nview; }
+uint64_t model_total(const struct model *m) { return m->table.total; }
+size_t model_nfunctions(const struct model *m) { return m->table.nrows; }
+
+const struct top_row *model_row(const struct model *m, size_t i)
+{
+	return i < m->nview ? &m->table.rows[m->view[i]] : NULL;
+}
+
+uint64_t model_sum(const struct model *m, size_t i)
+{
+	return i < m->nview ? m->sums[i] : 0;
+}
+
+/* ---- selection ------------------------------------------------------------ */
+
+size_t model_selected(const struct model *m)
+{
+	return m->sel;
+}
+
+uint32_t model_selected_function(const struct model *m)
+{
+	return m->nview ? m->table.rows[m->view[m->sel]].function_id : 0;
+}
+
+static void select_row(struct model *m, size_t i)
+{
+	m->sel = i;
+	m->follow = i != 0;
+	m->sel_fid = m->nview ? m->table.rows[m->view[i]].function_id : 0;
+}
+
+void model_move(struct model *m, long delta)
+{
+	size_t i = m->sel;
+
+	if (!m->nview)
+		return;
+	if (delta < 0)
+		i = (size_t)-delta >= i ? 0 : i - (size_t)-delta;
+	else
+		i = (size_t)delta >= m->nview - 1 - i ? m->nview - 1 : i + (size_t)delta;
+	select_row(m, i);
+}
+
+void model_home(struct model *m)
+{
+	m->top = 0;
+	select_row(m, 0);
+}
+
+void model_end(struct model *m)
+{
+	if (m->nview)
+		select_row(m, m->nview - 1);
+}
+
+size_t model_scroll(struct model *m, size_t visible)
+{
+	if (!visible)
+		visible = 1;
+	if (m->sel < m->top)
+		m->top = m->sel;
+	else if (m->sel >= m->top + visible)
+		m->top = m->sel - visible + 1;
+	/* No empty space below the last row while rows are above the window. */
+	if (m->top + visible > m->nview)
+		m->top = m->nview > visible ? m->nview - visible : 0;
+	return m->top;
+}
+
+/* ---- callers and callees --------------------------------------------------- */
+
+struct edge_acc {
+	uint64_t *w;     /* per function id (0: root/self) */
+	size_t *mark;    /* stack index + 1 that last counted it */
+};
+
+static int edge_list(const struct edge_acc *acc, const struct agg_function *funcs,
+		     size_t nf, bool callers, struct model_edge **out, size_t *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i <= nf; i++)
+		k += acc->w[i] != 0;
+	*out = calloc(k ? k : 1, sizeof(**out));
+	*n = 0;
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i <= nf; i++) {
+		struct model_edge *e;
+
+		if (!acc->w[i])
+			continue;
+		e = &(*out)[(*n)++];
+		e->function_id = (uint32_t)i;
+		e->weight = acc->w[i];
+		if (i) {
+			e->name = funcs[i - 1].name;
+			e->file = funcs[i - 1].file;
+		} else {
+			e->name = callers ? "(root)" : "(self)";
+			e->file = "";
+		}
+	}
+	return 0;
+}
+
+static int cmp_edge(const void *p, const void *q)
+{
+	const struct model_edge *x = p, *y = q;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The functions of stack s, leaf first, with inlined frames expanded (each
+ * Line of a location is a function, innermost first), as ui/table.c counts
+ * them. Returns the count, or -1 on ENOMEM; *buf grows as needed.
+ */
+static long stack_functions(const struct agg_location *locs, const struct agg_stack *s,
+			    uint32_t **buf, size_t *cap)
+{
+	size_t n = 0, j, k;
+
+	for (j = 0; j < s->nlocs; j++) {
+		const struct agg_location *l = &locs[s->locs[j] - 1];
+		size_t nl = l->nlines && l->lines ? l->nlines : 1;
+
+		if (n + nl > *cap) {
+			size_t ncap = (n + nl) * 2;
+			uint32_t *nb = realloc(*buf, ncap * sizeof(*nb));
+
+			if (!nb)
+				return -1;
+			*buf = nb;
+			*cap = ncap;
+		}
+		for (k = 0; k < nl; k++)
+			(*buf)[n++] = l->nlines && l->lines ? l->lines[k].function_id : l->function_id;
+	}
+	return (long)n;
+}
+
+int model_edges(const struct model *m, uint32_t fid, struct model_edges *e)
+{
+	const struct agg_function *funcs;
+	const struct agg_location *locs;
+	const struct agg_stack *stacks;
+	struct edge_acc up = { 0 }, down = { 0 };
+	size_t nf, nl, ns, i, j, cap = 0;
+	uint32_t *fn = NULL;
+	int rc = -ENOMEM;
+
+	memset(e, 0, sizeof(*e));
+	if (!m->a)
+		return -ENOENT;
+	funcs = aggregate_functions(m->a, &nf);
+	locs = aggregate_locations(m->a, &nl);
+	stacks = aggregate_stacks(m->a, &ns);
+	if (!fid || fid > nf)
+		return -ENOENT;
+	if (ns > m->nw)
+		ns = m->nw;
+	up.w = calloc(nf + 1, sizeof(*up.w));
+	up.mark = calloc(nf + 1, sizeof(*up.mark));
+	down.w = calloc(nf + 1, sizeof(*down.w));
+	down.mark = calloc(nf + 1, sizeof(*down.mark));
+	if (!up.w || !up.mark || !down.w || !down.mark)
+		goto out;
+
+	for (i = 0; i < ns; i++) {
+		const struct agg_stack *s = &stacks[i];
+		uint64_t w = m->w[i];
+		bool on = false;
+		long nfn;
+
+		if (!w || (m->tid && s->tid != m->tid))
+			continue;
+		e->total += w;
+		nfn = stack_functions(locs, s, &fn, &cap);
+		if (nfn < 0)
+			goto out;
+		for (j = 0; j < (size_t)nfn; j++) {
+			uint32_t caller, callee;
+
+			if (fn[j] != fid)
+				continue;
+			on = true;
+			caller = j + 1 < (size_t)nfn ? fn[j + 1] : 0;
+			callee = j ? fn[j - 1] : 0;
+			if (up.mark[caller] != i + 1) {
+				up.mark[caller] = i + 1;
+				up.w[caller] += w;
+			}
+			if (down.mark[callee] != i + 1) {
+				down.mark[callee] = i + 1;
+				down.w[callee] += w;
+			}
+		}
+		if (on) {
+			e->cum += w;
+			if (fn[0] == fid)
+				e->flat += w;
+		}
+	}
+	if (!e->cum) {
+		rc = -ENOENT;
+		goto out;
+	}
+	e->function_id = fid;
+	e->name = funcs[fid - 1].name;
+	e->file = funcs[fid - 1].file;
+	if (edge_list(&up, funcs, nf, true, &e->callers, &e->ncallers) ||
+	    edge_list(&down, funcs, nf, false, &e->callees, &e->ncallees))
+		goto out;
+	qsort(e->callers, e->ncallers, sizeof(*e->callers), cmp_edge);
+	qsort(e->callees, e->ncallees, sizeof(*e->callees), cmp_edge);
+	rc = 0;
+out:
+	free(fn);
+	free(up.w);
+	free(up.mark);
+	free(down.w);
+	free(down.mark);
+	if (rc)
+		model_edges_free(e);
+	return rc;
+}
+
+void model_edges_free(struct model_edges *e)
+{
+	if (!e)
+		return;
+	free(e->callers);
+	free(e->callees);
+	e->callers = e->callees = NULL;
+	e->ncallers = e->ncallees = 0;
+}
+
+/* ---- threads ----------------------------------------------------------------- */
+
+static int cmp_thread(const void *p, const void *q)
+{
+	const struct model_thread *x = p, *y = q;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+int model_threads(const struct model *m, struct model_thread **out, size_t *n)
+{
+	const struct agg_thread *threads;
+	const struct agg_stack *stacks;
+	size_t nt = 0, ns, i, j;
+	struct model_thread *t;
+
+	*out = NULL;
+	*n = 0;
+	if (!m->a)
+		return 0;
+	threads = aggregate_threads(m->a, &nt);
+	stacks = aggregate_stacks(m->a, &ns);
+	t = calloc(nt ? nt : 1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < nt; i++) {
+		t[i].tid = threads[i].tid;
+		snprintf(t[i].name, sizeof(t[i].name), "%s", threads[i].name);
+		t[i].samples = threads[i].samples;
+	}
+	if (ns > m->nw)
+		ns = m->nw;
+	/* Threads are few: a linear search per stack is cheaper than a table. */
+	for (i = 0; i < ns; i++) {
+		if (!m->w[i])
+			continue;
+		for (j = 0; j < nt; j++) {
+			if (t[j].tid == stacks[i].tid) {
+				t[j].weight += m->w[i];
+				break;
+			}
+		}
+	}
+	/* Keep threads with samples (named-only threads never ran on a counter). */
+	for (i = j = 0; i < nt; i++)
+		if (t[i].samples)
+			t[j++] = t[i];
+	qsort(t, j, sizeof(*t), cmp_thread);
+	*out = t;
+	*n = j;
+	return 0;
+}
+
+/* ---- formatting ---------------------------------------------------------------- */
+
+static bool is_ns(const char *unit)
+{
+	return unit && (!strcmp(unit, "nanoseconds") || !strcmp(unit, "nanosecond") ||
+			!strcmp(unit, "ns"));
+}
+
+/* v / scale with 3 significant digits, then the suffix. */
+static void three_digits(double x, const char *suffix, char *buf, size_t len)
+{
+	if (x >= 99.95)
+		snprintf(buf, len, "%.0f%s", x, suffix);
+	else if (x >= 9.995)
+		snprintf(buf, len, "%.1f%s", x, suffix);
+	else
+		snprintf(buf, len, "%.2f%s", x, suffix);
+}
+
+const char *model_fmt_value(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	static const struct { double scale; const char *suffix; } counts[] = {
+		{ 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
+	}, times[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" },
+	};
+	double x = (double)v;
+	size_t i;
+
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	if (unit && !strcmp(unit, "bytes")) {  /* pprof's units: 1024-based */
+		static const char *const sfx[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
+
+		for (i = 0; x >= 1023.5 && i + 1 < sizeof(sfx) / sizeof(sfx[0]); i++)
+			x /= 1024;
+		if (!i)
+			snprintf(buf, len, "%lluB", (unsigned long long)v);
+		else
+			three_digits(x, sfx[i], buf, len);
+		return buf;
+	}
+	if (is_ns(unit)) {
+		if (x >= 999.5e9) { /* from 1000 s: whole seconds, then hours */
+			if (x < 1e14)
+				snprintf(buf, len, "%.0fs", x / 1e9);
+			else
+				snprintf(buf, len, "%.0fh", x / 3.6e12);
+			return buf;
+		}
+		for (i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+			if (x >= times[i].scale * 0.9995) {
+				three_digits(x / times[i].scale, times[i].suffix, buf, len);
+				return buf;
+			}
+		snprintf(buf, len, "%lluns", (unsigned long long)v);
+		return buf;
+	}
+	if (v < 10000) {
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+		return buf;
+	}
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (x >= counts[i].scale * 0.9995) {
+			three_digits(x / counts[i].scale, counts[i].suffix, buf, len);
+			return buf;
+		}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+const char *model_fmt_percent(uint64_t v, uint64_t total, char *buf, size_t len)
+{
+	double r = total ? 100.0 * (double)v / (double)total : 0;
+
+	snprintf(buf, len, "%5.1f%%", r);
+	return buf;
+}
+
+const char *model_basename(const char *path)
+{
+	const char *s;
+
+	if (!path)
+		return "";
+	s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}

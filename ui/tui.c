@@ -1,0 +1,321 @@
+/*
+ * tui.c - the live view's loop (htop's shape): one loop that, on a short
+ * timeout, lets the session drain the ring buffers, takes a fresh copy of
+ * the profile every --refresh seconds (the model's "tick"), draws the
+ * current screen, and dispatches keys through the key table (keys.c),
+ * whose handlers return reaction flags.
+ *
+ * Sampling is never starved by drawing: the session is polled every 50 ms
+ * at most (its ring buffers hold far more than that), and the work of a
+ * tick - one pass over the distinct stacks - happens once per refresh
+ * interval, not per key.
+ *
+ * Ways out: q (and with --dump, FILE is written after the terminal is
+ * restored); SIGINT/SIGTERM/SIGHUP, which the session reads from its
+ * signalfd (or crt_take_signal() once no session is running); a session
+ * error. The target exiting or --duration elapsing does not end the view:
+ * it stays open on the final data with a notice.
+ */
+#include "tui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "crt.h"
+#include "pmutop/aggregate.h"
+#include "pmutop/cli.h"
+#include "pmutop/pprof.h"
+#include "pmutop/pprof_read.h"
+#include "pmutop/session.h"
+#include "view.h"
+
+#define POLL_MS 50        /* session drain interval while sampling */
+#define IDLE_MS 200       /* signal check interval when nothing samples */
+#define MESSAGE_SECONDS 4
+
+double tui_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const struct aggregate *tui_aggregate(const struct tui *t)
+{
+	return t->s ? session_aggregate(t->s) : t->loaded;
+}
+
+const char *tui_unit(const struct tui *t)
+{
+	const struct agg_info *info = aggregate_info_const(tui_aggregate(t));
+	unsigned k = model_event(t->m);
+
+	if (k < info->nevents && info->events[k].unit)
+		return info->events[k].unit;
+	return info->event_unit;
+}
+
+void tui_message(struct tui *t, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
+	va_end(ap);
+	t->msg_error = error;
+	t->msg_until = tui_now() + MESSAGE_SECONDS;
+}
+
+void tui_refresh_derived(struct tui *t)
+{
+	if (t->screen == SCREEN_CALLERS && t->focus) {
+		model_edges_free(&t->edges);
+		t->have_edges = model_edges(t->m, t->focus, &t->edges) == 0;
+		if (t->have_edges && t->edge_sel >= t->edges.ncallers + t->edges.ncallees)
+			t->edge_sel = 0;
+	}
+	if (t->screen == SCREEN_THREADS) {
+		free(t->threads);
+		t->threads = NULL;
+		t->nthreads = 0;
+		if (model_threads(t->m, &t->threads, &t->nthreads))
+			tui_message(t, true, "out of memory");
+	}
+}
+
+/* Fresh status and a fresh copy of the profile. */
+static void tick(struct tui *t)
+{
+	if (t->s) {
+		session_get_status(t->s, &t->st);
+		if (t->rate_elapsed > 0 && t->st.elapsed > t->rate_elapsed &&
+		    t->st.samples >= t->rate_samples)
+			t->rate = (double)(t->st.samples - t->rate_samples) /
+				  (t->st.elapsed - t->rate_elapsed);
+		else if (t->st.elapsed > 0)
+			t->rate = (double)t->st.samples / t->st.elapsed;
+		t->rate_samples = t->st.samples;
+		t->rate_elapsed = t->st.elapsed;
+	}
+	if (model_tick(t->m, tui_aggregate(t)))
+		tui_message(t, true, "out of memory: the view is empty until the next refresh");
+	tui_refresh_derived(t);
+}
+
+static void draw(struct tui *t)
+{
+	erase();
+	switch (t->screen) {
+	case SCREEN_TOP:
+		top_view_draw(t);
+		break;
+	case SCREEN_CALLERS:
+		callers_view_draw(t);
+		break;
+	case SCREEN_THREADS:
+		threads_view_draw(t);
+		break;
+	case SCREEN_HELP:
+		help_view_draw(t);
+		break;
+	}
+	if (t->editing)
+		move(LINES - 1, 8 + (int)t->edit_len);
+	/* curses sends only what changed since the last refresh: no flicker. */
+	refresh();
+}
+
+static void loop(struct tui *t)
+{
+	unsigned r = REACT_TICK | REACT_REDRAW;
+	double next_tick = 0, now;
+	bool msg_shown = false;
+	int key;
+
+	for (;;) {
+		bool live = t->s && !t->ended;
+
+		if (live) {
+			enum session_state st = session_poll(t->s, 0);
+
+			if (st == SESSION_SIGNALLED)
+				return;  /* Ctrl-C, SIGTERM, SIGHUP */
+			if (st == SESSION_FAILED) {
+				t->exit_code = 1;
+				return;
+			}
+			if (st != SESSION_RUNNING) {
+				/* Target exited or --duration: keep the final data on screen. */
+				session_stop(t->s);
+				t->ended = true;
+				r |= REACT_TICK;
+			}
+		} else if (crt_take_signal()) {
+			return;
+		}
+
+		now = tui_now();
+		if ((r & REACT_TICK) ||
+		    (!t->paused && now >= next_tick && !(t->ended && t->final_tick_done))) {
+			tick(t);
+			next_tick = now + t->o->refresh;
+			if (t->ended || !t->s)
+				t->final_tick_done = true;
+			r |= REACT_REDRAW;
+		}
+		if (msg_shown && now >= t->msg_until)
+			r |= REACT_REDRAW;
+		if (r & REACT_REDRAW) {
+			draw(t);
+			msg_shown = t->msg[0] && now < t->msg_until;
+		}
+		r = 0;
+
+		{
+			int wait = live ? POLL_MS : IDLE_MS;
+			double until = next_tick - now;
+
+			if (!t->paused && !(t->ended && t->final_tick_done) && until * 1000 < wait)
+				wait = until > 0 ? (int)(until * 1000) + 1 : 0;
+			if (crt_wait(live ? session_fd(t->s) : -1, wait))
+				return;  /* terminal hung up */
+		}
+		while ((key = crt_read_key()) >= 0)
+			r |= keys_dispatch(t, key);
+		if (r & REACT_QUIT)
+			return;
+	}
+}
+
+/*
+ * Start the session. A launched command must not write on (or read keys
+ * from) the screen: it gets /dev/null as stdin, stdout and stderr.
+ */
+static struct session *start_session(const struct pmutop_opts *o, char *err, size_t errlen)
+{
+	int saved[3] = { -1, -1, -1 }, nul = -1, fd;
+	struct session *s;
+
+	if (o->cmd) {
+		nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul < 0) {
+			snprintf(err, errlen, "cannot open /dev/null: %s", strerror(errno));
+			return NULL;
+		}
+		fflush(stdout);
+		fflush(stderr);
+		for (fd = 0; fd < 3; fd++) {
+			saved[fd] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			dup2(nul, fd);
+		}
+	}
+	s = session_start(o, err, errlen);
+	if (o->cmd) {
+		for (fd = 0; fd < 3; fd++) {
+			if (saved[fd] >= 0) {
+				dup2(saved[fd], fd);
+				close(saved[fd]);
+			}
+		}
+		close(nul);
+	}
+	return s;
+}
+
+/* After the terminal is back: stop, write --dump, say how it ended. */
+static void finish(struct tui *t)
+{
+	const struct pmutop_opts *o = t->o;
+	struct session_status st;
+	char err[768];
+
+	if (!t->s)
+		return;
+	session_stop(t->s);
+	session_get_status(t->s, &st);
+	if (st.state == SESSION_FAILED) {
+		fprintf(stderr, "pmutop: %s\n", st.why);
+		t->exit_code = 1;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "pmutop: %llu samples of %s in %.1f s from %zu threads; lost %llu\n",
+			(unsigned long long)st.samples, st.event.name, st.elapsed, st.threads_seen,
+			(unsigned long long)st.lost);
+	if (o->dump) {
+		if (pprof_write(session_aggregate(t->s), o->dump, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			t->exit_code = 1;
+		} else if (!o->quiet) {
+			fprintf(stderr, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump,
+				o->dump);
+		}
+	}
+	if (o->cmd && st.exit_status >= 0) {
+		if (WIFEXITED(st.exit_status))
+			fprintf(stderr, "pmutop: %s exited with status %d\n", o->cmd[0],
+				WEXITSTATUS(st.exit_status));
+		else if (WIFSIGNALED(st.exit_status))
+			fprintf(stderr, "pmutop: %s was killed by signal %d (%s)\n", o->cmd[0],
+				WTERMSIG(st.exit_status), strsignal(WTERMSIG(st.exit_status)));
+	}
+}
+
+int tui_run(const struct pmutop_opts *o)
+{
+	struct tui t = {
+		.o = o,
+		.screen = SCREEN_TOP,
+		.help_from = SCREEN_TOP,
+	};
+	char err[768] = "";
+	int rc = 1;
+
+	if (o->load) {
+		if (pprof_read_file(o->load, &t.loaded, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 1;
+		}
+		t.load_path = o->load;
+		t.ended = true;
+	} else {
+		if (o->dump && pprof_check_writable(o->dump, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 2;
+		}
+		t.s = start_session(o, err, sizeof(err));
+		if (!t.s) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 1;
+		}
+	}
+	t.m = model_new();
+	if (!t.m) {
+		fprintf(stderr, "pmutop: out of memory\n");
+		goto out;
+	}
+	if (crt_init(err, sizeof(err))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		goto out;
+	}
+	loop(&t);
+	crt_done();
+	finish(&t);
+	rc = t.exit_code;
+out:
+	model_edges_free(&t.edges);
+	free(t.threads);
+	model_free(t.m);
+	session_free(t.s);
+	aggregate_free(t.loaded);
+	return rc;
+}
