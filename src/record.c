@@ -49,8 +49,10 @@ static void print_summary(const struct session *s, FILE *out)
 			(unsigned long long)st.lost);
 	if (st.unwind.verified)
 		fprintf(out, "pmutop: unwind check: %llu samples unwound by both the fast path and "
-			"libunwind, %llu differ\n", (unsigned long long)st.unwind.verified,
-			(unsigned long long)st.unwind.mismatches);
+			"libunwind, %llu differ (libunwind stopped short on %llu more)\n",
+			(unsigned long long)st.unwind.verified,
+			(unsigned long long)st.unwind.mismatches,
+			(unsigned long long)st.unwind.ref_short);
 	for (int i = 0; i < UNWIND_NOUTCOMES; i++)
 		total += info->outcomes[i];
 	if (total) {

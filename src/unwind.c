@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <libunwind.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -36,6 +37,7 @@ struct unwinder {
 	struct maps *maps;
 	struct fast_unwinder *fast; /* NULL: libunwind only (PMUTOP_UNWIND=libunwind) */
 	bool verify;                /* PMUTOP_UNWIND_VERIFY=1: run both, compare */
+	bool verbose;               /* =2: and print each difference */
 	struct unwind_stats stats;
 };
 
@@ -239,7 +241,8 @@ struct unwinder *unwinder_new(struct maps *maps)
 		const char *verify = getenv("PMUTOP_UNWIND_VERIFY");
 		if (!mode || strcmp(mode, "libunwind"))
 			u->fast = fast_unwinder_new(maps);
-		u->verify = verify && *verify == '1' && u->fast;
+		u->verify = verify && (*verify == '1' || *verify == '2') && u->fast;
+		u->verbose = u->verify && *verify == '2';
 	}
 	return u;
 }
@@ -291,8 +294,28 @@ unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 
 		u->stats.fast++;
 		u->stats.verified++;
-		if (rn != n || ref_outcome != *outcome || memcmp(ref, ips, n * sizeof(*ips)))
+		if (ref_outcome != UNWIND_ROOT && *outcome == UNWIND_ROOT && rn < n &&
+		    !memcmp(ref, ips, rn * sizeof(*ips))) {
+			/*
+			 * libunwind gave up part-way where the fast path found the
+			 * root (seen at process exit): not a disagreement on any
+			 * frame both produced. Keep the fast path's longer stack.
+			 */
+			u->stats.ref_short++;
+			return n;
+		}
+		if (rn != n || ref_outcome != *outcome || memcmp(ref, ips, n * sizeof(*ips))) {
 			u->stats.mismatches++;
+			if (u->verbose) {
+				fprintf(stderr, "unwind mismatch tid %u: fast %u frames (%s), libunwind %u (%s)\n",
+					s->tid, n, unwind_outcome_name(*outcome), rn,
+					unwind_outcome_name(ref_outcome));
+				for (unsigned i = 0; i < (n > rn ? n : rn); i++)
+					fprintf(stderr, "  #%u fast %#llx libunwind %#llx\n", i,
+						i < n ? (unsigned long long)ips[i] : 0ULL,
+						i < rn ? (unsigned long long)ref[i] : 0ULL);
+			}
+		}
 		memcpy(ips, ref, rn * sizeof(*ips));
 		*outcome = ref_outcome;
 		return rn;

@@ -59,6 +59,7 @@ unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 struct unwind_stats {
 	uint64_t fast, slow;
 	uint64_t verified, mismatches;
+	uint64_t ref_short;  /* libunwind stopped early where the fast path reached the root */
 };
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st);
 
