@@ -558,6 +558,8 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 
 	if (s->stopped || s->state != SESSION_RUNNING)
 		return s->state;
+	/* Keep the profile's duration current: the live view writes it mid-run. */
+	aggregate_info(s->agg)->duration_ns = t - s->start_mono;
 	if (s->deadline && s->deadline < wake)
 		wake = s->deadline;
 	{
