@@ -101,12 +101,12 @@ readable() {
 
 # flat_of FUNC: flat value of FUNC in flat.txt (0 when absent).
 flat_of() {
-	awk -F'\t' -v f="$1" '$1 == f { v += $2 } END { print v + 0 }' flat.txt
+	awk -F'\t' -v f="$1" '$1 == f { v += $2 } END { printf "%.0f\n", v }' flat.txt
 }
 
 # flat_total: sum of flat values in flat.txt.
 flat_total() {
-	awk -F'\t' '{ v += $2 } END { print v + 0 }' flat.txt
+	awk -F'\t' '{ v += $2 } END { printf "%.0f\n", v }' flat.txt
 }
 
 # share FUNC: FUNC's flat as a percentage of the total, 1 decimal.

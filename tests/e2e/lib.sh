@@ -284,6 +284,6 @@ top_flat() {
 		v = $1; sub(/[a-zA-Z]+$/, "", v)
 		name = $6
 		for (i = 7; i <= NF; i++) name = name " " $i
-		print name "\t" v + 0
+		printf "%s\t%.0f\n", name, v + 0
 	}' "$T/top.txt"
 }
