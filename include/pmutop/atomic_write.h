@@ -19,4 +19,12 @@
 int atomic_write_file(const char *path, const void *buf, size_t len, const char *what,
 		      char *err, size_t errlen);
 
+/*
+ * Check, before any work, that atomic_write_file(path) can succeed: path is
+ * not a directory, device or FIFO, its directory exists and takes new files
+ * (a probe file is created and removed). Returns 0 or -errno with a message
+ * naming path and the reason in err.
+ */
+int atomic_write_check(const char *path, const char *what, char *err, size_t errlen);
+
 #endif
