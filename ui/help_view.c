@@ -23,6 +23,9 @@ void help_view_draw(struct tui *t)
 		  "Columns: flat = events in the function itself, cum = in it and its callees,");
 	frame_put(y++, 1, crt_attr(CRT_DIM),
 		  "sum% = running total of flat%. Counts are events (samples x period).");
+	if (model_nevents(t->m) > 1)
+		frame_put(y++, 1, crt_attr(CRT_DIM),
+			  "Then each other event's flat, and ratios of flat estimates (~), e.g. IPC~.");
 	top = y;
 	kb = keys_table(&n);
 	for (i = 0; i < n; i++) {

@@ -102,11 +102,13 @@ static unsigned on_event(struct tui *t, int key)
 	}
 	if (k >= n)
 		k = 0;
+	/* The model keeps every event's copies: flat, cum and the sort switch at once. */
 	model_set_event(t->m, k);
 	ev = session_event(t->s, k, &period);
-	tui_message(t, false, "showing %s (counts start over for the interval)",
-		    ev ? ev->name : "?");
-	return REACT_TICK | REACT_REDRAW;
+	tui_message(t, false, "flat, cum and the sort are now of %s", ev ? ev->name : "?");
+	tui_refresh_derived(t);
+	/* A tick now would shorten the interval window (and undo a pause). */
+	return model_nevents(t->m) > 1 ? REACT_REDRAW : REACT_TICK | REACT_REDRAW;
 }
 
 /* Move the selection of whatever list the screen shows. */

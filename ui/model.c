@@ -2,6 +2,11 @@
  * model.c - the live view's model (see model.h): per-stack weight copies,
  * the table over them (ui/table.c), the filtered row list, the selection,
  * callers/callees and the thread list. Plain C, no terminal.
+ *
+ * Copies hold nev weights per stack, stack-major (cur[i * nev + k]): nev is
+ * 1 in a single-event run (the copy is of the shown event, as before
+ * several events existed) and the run's event count otherwise, so that
+ * every event has its columns and `e` switches without losing a window.
  */
 #include "model.h"
 
@@ -14,10 +19,11 @@
 
 struct model {
 	const struct aggregate *a;   /* NULL until the first tick after a reset */
-	uint64_t *cur, *prev;        /* stack weights at the last two ticks */
-	size_t ncur, nprev, capcur, capprev;
-	uint64_t *w;                 /* weights of the current window */
+	uint64_t *cur, *prev;        /* stack weights at the last two ticks, nev per stack */
+	size_t ncur, nprev, capcur, capprev;  /* ncur, nprev: stacks */
+	uint64_t *w;                 /* estimates of the current window, nev per stack */
 	size_t nw, capw;
+	size_t nev;                  /* weights per stack in the copies (1: single event) */
 
 	enum top_sort sort;
 	enum model_window window;
@@ -42,6 +48,7 @@ struct model *model_new(void)
 	if (m) {
 		m->sort = TOP_SORT_FLAT;
 		m->window = MODEL_SINCE_START;
+		m->nev = 1;
 	}
 	return m;
 }
@@ -121,25 +128,51 @@ static bool passes(const struct model *m, const struct top_row *r)
 	return !m->filter || strcasestr(r->name, m->filter);
 }
 
-/* Derive the window weights, the table and the filtered view. */
+/* Index of the shown event's weight within a stack's nev. */
+static size_t key(const struct model *m)
+{
+	return m->nev > 1 ? m->event : 0;
+}
+
+/* The shown event's estimate of stack i in the current window. */
+static uint64_t window_weight(const struct model *m, size_t i)
+{
+	return m->w[i * m->nev + key(m)];
+}
+
+/*
+ * Derive the window weights, the table and the filtered view. With several
+ * events the window holds estimates (scaled for multiplexing per stack and
+ * event, as the table does for the text report), so the rows, callers and
+ * threads all agree with the written profile.
+ */
 static int rebuild(struct model *m)
 {
-	size_t i;
+	double scale[PMUTOP_MAX_EVENTS];
+	size_t i, k, n = m->ncur * m->nev;
 	uint64_t sum = 0;
 	int rc;
 
 	clear_rows(m);
 	if (!m->a)
 		return 0;
-	if (reserve(&m->w, &m->capw, m->ncur))
+	if (reserve(&m->w, &m->capw, n))
 		return -ENOMEM;
-	for (i = 0; i < m->ncur; i++) {
-		uint64_t base = m->window == MODEL_INTERVAL && i < m->nprev ? m->prev[i] : 0;
+	for (k = 0; k < m->nev; k++)
+		scale[k] = m->nev > 1 ? top_table_scale(m->a, k) : 1.0;
+	for (i = 0; i < n; i++) {
+		uint64_t base = m->window == MODEL_INTERVAL && i < m->nprev * m->nev ? m->prev[i] : 0;
+		uint64_t d = m->cur[i] >= base ? m->cur[i] - base : 0;
+		double sc = scale[i % m->nev];
 
-		m->w[i] = m->cur[i] >= base ? m->cur[i] - base : 0;
+		m->w[i] = sc > 1.0 ? (uint64_t)((double)d * sc + 0.5) : d;
 	}
 	m->nw = m->ncur;
-	rc = top_table_build_weights(m->a, m->tid, m->sort, m->w, m->nw, &m->table);
+	if (m->nev > 1)
+		rc = top_table_build_events(m->a, m->tid, m->sort, (unsigned)key(m), m->w, m->nw,
+					    m->nev, &m->table);
+	else
+		rc = top_table_build_weights(m->a, m->tid, m->sort, m->w, m->nw, &m->table);
 	if (rc)
 		return rc;
 	m->view = malloc((m->table.nrows ? m->table.nrows : 1) * sizeof(*m->view));
@@ -159,16 +192,29 @@ static int rebuild(struct model *m)
 	return 0;
 }
 
+/*
+ * Weights per stack to copy from a: all the run's events when it has
+ * several and the shown event is one of them, else just the shown one.
+ */
+static size_t copies_per_stack(const struct model *m, const struct aggregate *a)
+{
+	const struct agg_info *info = aggregate_info_const(a);
+	size_t n = info->nevents > PMUTOP_MAX_EVENTS ? PMUTOP_MAX_EVENTS : info->nevents;
+
+	return n > 1 && m->event < n ? n : 1;
+}
+
 int model_tick(struct model *m, const struct aggregate *a)
 {
 	const struct agg_stack *stacks;
-	size_t ns, i;
+	size_t ns, i, k, nev = copies_per_stack(m, a);
 	uint64_t *t;
 
 	stacks = aggregate_stacks(a, &ns);
-	if (a != m->a || ns < m->ncur) {
+	if (a != m->a || ns < m->ncur || nev != m->nev) {
 		m->a = a;
 		m->ncur = m->nprev = 0;
+		m->nev = nev;
 	}
 	/* prev <- cur, cur <- now. */
 	t = m->prev;
@@ -179,12 +225,18 @@ int model_tick(struct model *m, const struct aggregate *a)
 	m->capcur = i;
 	m->nprev = m->ncur;
 	m->ncur = 0;
-	if (reserve(&m->cur, &m->capcur, ns)) {
+	if (reserve(&m->cur, &m->capcur, ns * nev)) {
 		clear_rows(m);
 		return -ENOMEM;
 	}
-	for (i = 0; i < ns; i++)
-		m->cur[i] = m->event ? stacks[i].weights[m->event] : stacks[i].weight;
+	if (nev > 1) {
+		for (i = 0; i < ns; i++)
+			for (k = 0; k < nev; k++)
+				m->cur[i * nev + k] = stacks[i].weights[k];
+	} else {
+		for (i = 0; i < ns; i++)
+			m->cur[i] = m->event ? stacks[i].weights[m->event] : stacks[i].weight;
+	}
 	m->ncur = ns;
 	return rebuild(m);
 }
@@ -227,12 +279,17 @@ int model_set_event(struct model *m, unsigned k)
 		return -EINVAL;
 	if (k != m->event) {
 		m->event = k;
-		m->ncur = m->nprev = 0;  /* the copies were of another event */
+		/* Copies of every event hold this one too; a single-event copy does not. */
+		if (m->nev < 2 || k >= m->nev) {
+			m->ncur = m->nprev = 0;
+			m->nev = 1;
+		}
 	}
 	return rebuild(m);
 }
 
 unsigned model_event(const struct model *m) { return m->event; }
+size_t model_nevents(const struct model *m) { return m->nev > 1 ? m->nev : 1; }
 enum top_sort model_sort(const struct model *m) { return m->sort; }
 enum model_window model_window(const struct model *m) { return m->window; }
 const char *model_filter(const struct model *m) { return m->filter ? m->filter : ""; }
@@ -414,7 +471,7 @@ int model_edges(const struct model *m, uint32_t fid, struct model_edges *e)
 
 	for (i = 0; i < ns; i++) {
 		const struct agg_stack *s = &stacks[i];
-		uint64_t w = m->w[i];
+		uint64_t w = window_weight(m, i);
 		bool on = false;
 		long nfn;
 
@@ -519,11 +576,13 @@ int model_threads(const struct model *m, struct model_thread **out, size_t *n)
 		ns = m->nw;
 	/* Threads are few: a linear search per stack is cheaper than a table. */
 	for (i = 0; i < ns; i++) {
-		if (!m->w[i])
+		uint64_t w = window_weight(m, i);
+
+		if (!w)
 			continue;
 		for (j = 0; j < nt; j++) {
 			if (t[j].tid == stacks[i].tid) {
-				t[j].weight += m->w[i];
+				t[j].weight += w;
 				break;
 			}
 		}

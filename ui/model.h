@@ -14,7 +14,11 @@
  * per-stack rather than per-function totals costs 8 bytes per distinct
  * stack and gives exact interval numbers for any thread restriction and for
  * the callers/callees screen too, without waiting for another tick when the
- * user switches thread. Everything derived (rows, edges, threads) reads the
+ * user switches thread. With several events in the run the copies hold
+ * every event's weight (nev x 8 bytes per stack), so each row carries every
+ * event's flat and cum estimate (top_row.ev_flat/ev_cum) for the view's
+ * per-event and ratio columns, and switching the shown event keeps both
+ * windows. Everything derived (rows, edges, threads) reads the
  * copies, never the live weights, so the screen between two ticks (or while
  * paused) is a consistent picture whatever the user re-sorts or filters.
  *
@@ -84,9 +88,12 @@ int model_set_window(struct model *m, enum model_window w);
 int model_set_filter(struct model *m, const char *substr);
 int model_set_thread(struct model *m, uint32_t tid);        /* 0: all threads */
 /*
- * Which event of a multi-event run to show (agg_stack.weights[k]; 0, the
- * default, is agg_stack.weight). Switching forgets both copies: the rows
- * are empty until the next model_tick(). Returns 0 or -EINVAL (k too big).
+ * Which event of a multi-event run is the shown one: flat, cum, total, the
+ * sort, callers and threads are of event k (agg_stack.weights[k]; 0, the
+ * default, is agg_stack.weight). When the copies hold every event of the
+ * run (a multi-event aggregate was ticked) the rows are rebuilt at once;
+ * otherwise both copies are forgotten and the rows are empty until the
+ * next model_tick(). Returns 0 or -EINVAL (k too big).
  */
 int model_set_event(struct model *m, unsigned k);
 
@@ -95,6 +102,11 @@ enum model_window model_window(const struct model *m);
 const char *model_filter(const struct model *m);            /* "" when none */
 uint32_t model_thread(const struct model *m);
 unsigned model_event(const struct model *m);
+/*
+ * Events per row: the run's event count when the rows are a multi-event
+ * table (then the rows' ev_flat/ev_cum are filled), else 1.
+ */
+size_t model_nevents(const struct model *m);
 bool model_has_data(const struct model *m);                 /* ticked since reset */
 
 /* Rows after the filter, in sort order. */

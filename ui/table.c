@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pmutop/aggregate.h"
+#include "ratios.h"
 
 static int cmp_name_id(const struct top_row *x, const struct top_row *y)
 {
@@ -56,19 +57,33 @@ static int cmp_cum(const void *p, const void *q)
 	return c ? c : cmp_name_id(x, y);
 }
 
+double top_table_scale(const struct aggregate *a, size_t k)
+{
+	const struct agg_info *info = aggregate_info_const(a);
+
+	if (info->nevents > 1 && k < info->nevents && info->events[k].scale > 1.0)
+		return info->events[k].scale;
+	return 1.0;
+}
+
 /*
- * The table over stacks with the given weights: w == NULL means each
- * stack's own weight; else w[i] for stack i < nw, and stacks with a zero
- * weight (or i >= nw) are left out.
+ * The table over stacks with the given weights, nev per stack (1: the
+ * single-event table). w == NULL means each stack's own weight (with nev >
+ * 1, its weights[k] scaled for multiplexing and rounded per stack, as the
+ * pprof writer does); else w[i * nev + k] for stack i < nw, and stacks
+ * whose weights are all zero (or i >= nw) are left out. flat/cum/total are
+ * of event key.
  */
 static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
-		 const uint64_t *w, size_t nw, struct top_table *t)
+		 const uint64_t *w, size_t nw, size_t nev, unsigned key, struct top_table *t)
 {
+	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_function *funcs;
 	const struct agg_location *locs;
 	const struct agg_stack *stacks;
-	size_t nf, nl, ns, i, j, n = 0;
-	uint64_t *flat, *cum;
+	size_t nf, nl, ns, i, j, k, n = 0;
+	uint64_t *flat, *cum, sw[PMUTOP_MAX_EVENTS];
+	double scale[PMUTOP_MAX_EVENTS];
 	size_t *mark;          /* per function: index + 1 of the last stack counted */
 	int rc = -ENOMEM;
 
@@ -76,35 +91,60 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	funcs = aggregate_functions(a, &nf);
 	locs = aggregate_locations(a, &nl);
 	stacks = aggregate_stacks(a, &ns);
-	flat = calloc(nf + 1, sizeof(*flat));
-	cum = calloc(nf + 1, sizeof(*cum));
+	flat = calloc((nf + 1) * nev, sizeof(*flat));
+	cum = calloc((nf + 1) * nev, sizeof(*cum));
 	mark = calloc(nf + 1, sizeof(*mark));
 	if (!flat || !cum || !mark)
 		goto out;
+	if (nev > 1) {
+		t->nevents = nev;
+		t->key = key;
+		for (k = 0; k < nev; k++) {
+			t->ev_name[k] = info->events[k].name ? info->events[k].name : "?";
+			t->ev_unit[k] = info->events[k].unit ? info->events[k].unit : "count";
+			scale[k] = top_table_scale(a, k);
+		}
+	}
 
 	if (w && nw < ns)
 		ns = nw;
 	for (i = 0; i < ns; i++) {
 		const struct agg_stack *s = &stacks[i];
-		uint64_t weight = w ? w[i] : s->weight;
+		bool any = false;
 
-		if ((tid && s->tid != tid) || (w && !weight))
+		if (tid && s->tid != tid)
 			continue;
-		t->total += weight;
+		if (nev == 1) {
+			sw[0] = w ? w[i] : s->weight;
+			any = sw[0] != 0;
+		} else {
+			for (k = 0; k < nev; k++) {
+				sw[k] = w ? w[i * nev + k]
+					  : (uint64_t)((double)s->weights[k] * scale[k] + 0.5);
+				any |= sw[k] != 0;
+			}
+		}
+		if (w && !any)
+			continue;
+		t->total += sw[nev == 1 ? 0 : key];
+		for (k = 0; k < t->nevents; k++)
+			t->ev_total[k] += sw[k];
 		for (j = 0; j < s->nlocs; j++) {
 			const struct agg_location *l = &locs[s->locs[j] - 1];
 			/* Inlined frames (debug info): each line is a function, innermost first. */
-			uint32_t k, nlines = l->nlines && l->lines ? l->nlines : 1;
+			uint32_t li, nlines = l->nlines && l->lines ? l->nlines : 1;
 
-			for (k = 0; k < nlines; k++) {
-				uint32_t f = (l->nlines && l->lines ? l->lines[k].function_id
+			for (li = 0; li < nlines; li++) {
+				uint32_t f = (l->nlines && l->lines ? l->lines[li].function_id
 								    : l->function_id) - 1;
 
-				if (j == 0 && k == 0)
-					flat[f] += weight;
+				if (j == 0 && li == 0)
+					for (k = 0; k < nev; k++)
+						flat[f * nev + k] += sw[k];
 				if (mark[f] != i + 1) {
 					mark[f] = i + 1;
-					cum[f] += weight;
+					for (k = 0; k < nev; k++)
+						cum[f * nev + k] += sw[k];
 				}
 			}
 		}
@@ -123,8 +163,12 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 		r->function_id = funcs[i].id;
 		r->name = funcs[i].name;
 		r->file = funcs[i].file;
-		r->flat = flat[i];
-		r->cum = cum[i];
+		r->flat = flat[i * nev + (nev == 1 ? 0 : key)];
+		r->cum = cum[i * nev + (nev == 1 ? 0 : key)];
+		for (k = 0; k < t->nevents; k++) {
+			r->ev_flat[k] = flat[i * nev + k];
+			r->ev_cum[k] = cum[i * nev + k];
+		}
 	}
 	qsort(t->rows, t->nrows, sizeof(*t->rows), sort == TOP_SORT_CUM ? cmp_cum : cmp_flat);
 	rc = 0;
@@ -138,7 +182,12 @@ out:
 int top_table_build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 		    struct top_table *t)
 {
-	return build(a, tid, sort, NULL, 0, t);
+	const struct agg_info *info = aggregate_info_const(a);
+	size_t nev = info->nevents > 1 ? info->nevents : 1;
+
+	if (nev > PMUTOP_MAX_EVENTS)
+		nev = PMUTOP_MAX_EVENTS;
+	return build(a, tid, sort, NULL, 0, nev, 0, t);
 }
 
 int top_table_build_weights(const struct aggregate *a, uint32_t tid, enum top_sort sort,
@@ -146,7 +195,20 @@ int top_table_build_weights(const struct aggregate *a, uint32_t tid, enum top_so
 {
 	static const uint64_t none[1];
 
-	return build(a, tid, sort, w ? w : none, w ? nw : 0, t);
+	return build(a, tid, sort, w ? w : none, w ? nw : 0, 1, 0, t);
+}
+
+int top_table_build_events(const struct aggregate *a, uint32_t tid, enum top_sort sort,
+			   unsigned key, const uint64_t *w, size_t nw, size_t nev,
+			   struct top_table *t)
+{
+	static const uint64_t none[1];
+
+	if (nev < 2 || nev > PMUTOP_MAX_EVENTS || key >= nev) {
+		memset(t, 0, sizeof(*t));
+		return -EINVAL;
+	}
+	return build(a, tid, sort, w ? w : none, w ? nw : 0, nev, key, t);
 }
 
 void top_table_free(struct top_table *t)
@@ -197,23 +259,29 @@ static const struct time_unit *time_autoscale(double ns)
 /*
  * pprof's selectOutputUnit for time: the unit of the smallest shown value,
  * or one that shows it as at least 0.01 when the total needs a larger unit.
+ * ev < 0: the flat/cum columns; else event ev's flat column.
  */
-static const struct time_unit *time_output_unit(const struct top_table *t, size_t shown)
+static const struct time_unit *time_output_unit(const struct top_table *t, size_t shown, int ev)
 {
 	const struct time_unit *min_u, *max_u;
-	uint64_t min = 0, v;
+	uint64_t min = 0, v, total = ev < 0 ? t->total : t->ev_total[ev];
 	size_t i;
 
 	for (i = 0; i < shown; i++) {
-		v = t->rows[i].flat ? t->rows[i].flat : t->rows[i].cum;
+		const struct top_row *r = &t->rows[i];
+
+		if (ev < 0)
+			v = r->flat ? r->flat : r->cum;
+		else
+			v = r->ev_flat[ev];
 		if (v && (!min || v < min))
 			min = v;
 	}
 	if (!min)
-		min = t->total;
+		min = total;
 	min_u = time_autoscale((double)min);
-	max_u = time_autoscale((double)t->total);
-	if (min_u != max_u && (double)min * 100 < (double)t->total)
+	max_u = time_autoscale((double)total);
+	if (min_u != max_u && (double)min * 100 < (double)total)
 		min_u = time_autoscale((double)min * 100);
 	return min_u;
 }
@@ -253,21 +321,77 @@ static const char *format_percent(uint64_t v, uint64_t total, char *buf, size_t 
 	return buf;
 }
 
+/* The extra columns of a multi-event table: other events' flat, then ratios. */
+struct extra_cols {
+	size_t nev;                                /* other events */
+	unsigned ev[PMUTOP_MAX_EVENTS];
+	const struct time_unit *tu[PMUTOP_MAX_EVENTS];
+	int width[PMUTOP_MAX_EVENTS];
+	struct ratio ratios[RATIOS_MAX];
+	size_t nratios;
+	int rwidth[RATIOS_MAX];
+};
+
+static void extra_setup(const struct top_table *t, size_t shown, struct extra_cols *x)
+{
+	size_t k;
+
+	memset(x, 0, sizeof(*x));
+	for (k = 0; k < t->nevents; k++) {
+		int w = (int)strlen(t->ev_name[k]);
+
+		if (k == t->key)
+			continue;
+		x->ev[x->nev] = (unsigned)k;
+		x->tu[x->nev] = is_nanoseconds(t->ev_unit[k]) ? time_output_unit(t, shown, (int)k)
+							       : NULL;
+		x->width[x->nev++] = w > 10 ? w : 10;
+	}
+	x->nratios = ratios_find(t->ev_name, t->nevents, x->ratios);
+	for (k = 0; k < x->nratios; k++) {
+		int w = (int)strlen(x->ratios[k].label);
+
+		x->rwidth[k] = w > 8 ? w : 8;
+	}
+}
+
+/* "Events: cycles (flat, cum), instructions (flat); ..." and the ratios. */
+static void extra_legend(const struct top_table *t, const struct extra_cols *x, FILE *out)
+{
+	size_t k;
+
+	fprintf(out, "Events: %s (flat, cum)", t->ev_name[t->key]);
+	for (k = 0; k < x->nev; k++)
+		fprintf(out, "%s%s", k ? ", " : "; ", t->ev_name[x->ev[k]]);
+	fprintf(out, "%s; sampled counts are estimates (samples x period)\n",
+		x->nev ? " (flat)" : "");
+	if (!x->nratios)
+		return;
+	fprintf(out, "Ratios (~) of the flat estimates:");
+	for (k = 0; k < x->nratios; k++)
+		fprintf(out, "%s %s = %s/%s", k ? "," : "", x->ratios[k].label,
+			t->ev_name[x->ratios[k].num], t->ev_name[x->ratios[k].den]);
+	fprintf(out, "\n");
+}
+
 void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 		     const char *unit)
 {
-	size_t shown = t->nrows, i;
+	size_t shown = t->nrows, i, k;
 	const struct time_unit *tu = NULL;
 	char v1[32], v2[32], p1[16], p2[16], p3[16];
 	const char *pct;
+	struct extra_cols x;
 	uint64_t sum = 0;
 
 	if (max_rows && max_rows < shown)
 		shown = max_rows;
 	if (is_nanoseconds(unit))
-		tu = time_output_unit(t, shown);
+		tu = time_output_unit(t, shown, -1);
 	for (i = 0; i < shown; i++)
 		sum += t->rows[i].flat;
+	if (t->nevents > 1)
+		extra_setup(t, shown, &x);
 
 	pct = format_percent(sum, t->total, p1, sizeof(p1));
 	while (*pct == ' ')
@@ -277,18 +401,37 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 		format_value(t->total, unit, tu, v2, sizeof(v2)));
 	if (t->total && shown < t->nrows)
 		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, t->nrows);
-	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
+	if (t->nevents > 1)
+		extra_legend(t, &x, out);
+	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%", "flat", "flat", "sum", "cum", "cum");
+	if (t->nevents > 1) {
+		for (k = 0; k < x.nev; k++)
+			fprintf(out, " %*s", x.width[k], t->ev_name[x.ev[k]]);
+		for (k = 0; k < x.nratios; k++)
+			fprintf(out, " %*s", x.rwidth[k], x.ratios[k].label);
+	}
+	fprintf(out, "\n");
 
 	sum = 0;
 	for (i = 0; i < shown; i++) {
 		const struct top_row *r = &t->rows[i];
 
 		sum += r->flat;
-		fprintf(out, "%10s %s %s %10s %s  %s\n",
+		fprintf(out, "%10s %s %s %10s %s",
 			format_value(r->flat, unit, tu, v1, sizeof(v1)),
 			format_percent(r->flat, t->total, p1, sizeof(p1)),
 			format_percent(sum, t->total, p2, sizeof(p2)),
 			format_value(r->cum, unit, tu, v2, sizeof(v2)),
-			format_percent(r->cum, t->total, p3, sizeof(p3)), r->name);
+			format_percent(r->cum, t->total, p3, sizeof(p3)));
+		if (t->nevents > 1) {
+			for (k = 0; k < x.nev; k++)
+				fprintf(out, " %*s", x.width[k],
+					format_value(r->ev_flat[x.ev[k]], t->ev_unit[x.ev[k]], x.tu[k],
+						     v1, sizeof(v1)));
+			for (k = 0; k < x.nratios; k++)
+				fprintf(out, " %*s", x.rwidth[k],
+					ratio_format(&x.ratios[k], r->ev_flat, v1, sizeof(v1)));
+		}
+		fprintf(out, "  %s\n", r->name);
 	}
 }

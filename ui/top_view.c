@@ -2,6 +2,13 @@
  * top_view.c - the main screen: header, the flat/cum table of functions
  * (pprof's columns: flat, flat%, sum%, cum, cum%, function (module)), and
  * the footer. The counts are event counts (samples x period).
+ *
+ * With several events (-e a,b,c) flat/cum are the shown event's (`e`
+ * cycles it), and optional columns follow cum%: the flat estimate of each
+ * other event, then the ratios the events allow (ratios.h: IPC~, miss%~,
+ * br-miss%~, with a footnote saying they are estimates). When the terminal
+ * is too narrow for them and MIN_NAME characters of function name, the
+ * widest optional columns go first.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -9,10 +16,77 @@
 
 #include "crt.h"
 #include "pmutop/aggregate.h"
+#include "ratios.h"
 #include "view.h"
 
 /* Width of the numeric column titles, before "function (module)". */
 #define TITLE_PREFIX 40
+/* Function name characters kept visible when optional columns compete. */
+#define MIN_NAME 16
+
+/* The optional columns of a multi-event screen, as laid out for COLS. */
+struct opt_cols {
+	size_t n;
+	int width;                        /* of the shown ones, separators included */
+	struct {
+		bool is_ratio;
+		unsigned ev;              /* event column: the event */
+		struct ratio r;           /* ratio column */
+		const char *title;
+		int w;
+		bool shown;
+	} c[PMUTOP_MAX_EVENTS + RATIOS_MAX];
+	bool any_ratio;                   /* a ratio column is shown: the footnote */
+};
+
+static void layout(const struct tui *t, struct opt_cols *o)
+{
+	const struct agg_info *info = aggregate_info_const(tui_aggregate(t));
+	size_t nev = model_nevents(t->m), k;
+	const char *names[PMUTOP_MAX_EVENTS];
+	struct ratio r[RATIOS_MAX];
+	size_t nr;
+	int room = COLS - TITLE_PREFIX - MIN_NAME;
+
+	memset(o, 0, sizeof(*o));
+	if (nev < 2 || nev > info->nevents)
+		return;
+	for (k = 0; k < nev; k++) {
+		names[k] = info->events[k].name ? info->events[k].name : "?";
+		if (k == model_event(t->m))
+			continue;
+		o->c[o->n].ev = (unsigned)k;
+		o->c[o->n].title = names[k];
+		o->c[o->n].w = (int)strlen(names[k]) > 8 ? (int)strlen(names[k]) : 8;
+		o->n++;
+	}
+	nr = ratios_find(names, nev, r);
+	for (k = 0; k < nr; k++) {
+		o->c[o->n].is_ratio = true;
+		o->c[o->n].r = r[k];
+		o->c[o->n].title = r[k].label;
+		o->c[o->n].w = (int)strlen(r[k].label) > 6 ? (int)strlen(r[k].label) : 6;
+		o->n++;
+	}
+	for (k = 0; k < o->n; k++) {
+		o->c[k].shown = true;
+		o->width += o->c[k].w + 1;
+	}
+	/* Too wide: drop the widest (the last of equals) until the rest fit. */
+	while (o->width > room) {
+		size_t widest = o->n;
+
+		for (k = 0; k < o->n; k++)
+			if (o->c[k].shown && (widest == o->n || o->c[k].w >= o->c[widest].w))
+				widest = k;
+		if (widest == o->n)
+			break;
+		o->c[widest].shown = false;
+		o->width -= o->c[widest].w + 1;
+	}
+	for (k = 0; k < o->n; k++)
+		o->any_ratio |= o->c[k].shown && o->c[k].is_ratio;
+}
 
 static const char *const top_keys[] = {
 	"?", "Help ", "f/c", "Sort ", "i", "Window ", "Enter", "Callers ", "/", "Filter ",
@@ -36,12 +110,14 @@ static int share_attr(uint64_t v, uint64_t total)
 	return crt_attr(CRT_NORMAL);
 }
 
-static void draw_row(const struct tui *t, int y, size_t i, bool selected)
+static void draw_row(const struct tui *t, const struct opt_cols *o, int y, size_t i,
+		     bool selected)
 {
 	const struct top_row *r = model_row(t->m, i);
 	const char *unit = tui_unit(t);
 	const char *mod = model_basename(r->file);
 	uint64_t total = model_total(t->m);
+	const struct agg_info *info = aggregate_info_const(tui_aggregate(t));
 	char f[16], fp[16], sp[16], c[16], cp[16];
 	int x, plain = crt_attr(CRT_NORMAL), hot = share_attr(r->flat, total), dim = crt_attr(CRT_DIM);
 
@@ -57,7 +133,20 @@ static void draw_row(const struct tui *t, int y, size_t i, bool selected)
 	}
 	x = frame_printf(y, 0, plain, "%8s ", f);
 	x = frame_put(y, x, hot, fp);
-	x = frame_printf(y, x, plain, " %6s %8s %6s  ", sp, c, cp);
+	x = frame_printf(y, x, plain, " %6s %8s %6s", sp, c, cp);
+	for (size_t k = 0; k < o->n; k++) {
+		char v[16];
+
+		if (!o->c[k].shown)
+			continue;
+		if (o->c[k].is_ratio)
+			ratio_format(&o->c[k].r, r->ev_flat, v, sizeof(v));
+		else
+			model_fmt_value(r->ev_flat[o->c[k].ev], info->events[o->c[k].ev].unit, v,
+					sizeof(v));
+		x = frame_printf(y, x, plain, " %*s", o->c[k].w, v);
+	}
+	x = frame_put(y, x, plain, "  ");
 	x = frame_put(y, x, plain, r->name);
 	if (*mod)
 		frame_printf(y, x, dim, " (%s)", mod);
@@ -65,9 +154,12 @@ static void draw_row(const struct tui *t, int y, size_t i, bool selected)
 
 void top_view_draw(struct tui *t)
 {
-	int y = frame_header(t), rows, title = y;
+	int y = frame_header(t), rows, title = y, x;
 	size_t first, i, n = model_nrows(t->m);
 	char info[128];
+	struct opt_cols o;
+
+	layout(t, &o);
 
 	/* The titles; with a filter, "function (module) /expect 6/16" (shorter if need be). */
 	attrset(crt_attr(CRT_TITLE));
@@ -76,19 +168,29 @@ void top_view_draw(struct tui *t)
 	if (*model_filter(t->m)) {
 		snprintf(info, sizeof(info), "function (module) /%s %zu/%zu", model_filter(t->m), n,
 			 model_nfunctions(t->m));
-		if (TITLE_PREFIX + (int)strlen(info) > COLS)
+		if (TITLE_PREFIX + o.width + (int)strlen(info) > COLS)
 			snprintf(info, sizeof(info), "function /%s %zu/%zu", model_filter(t->m), n,
 				 model_nfunctions(t->m));
 	}
-	frame_printf(title, 0, crt_attr(CRT_TITLE), "%8s %6s %6s %8s %6s  %s", "flat", "flat%",
-		     "sum%", "cum", "cum%", info[0] ? info : "function (module)");
+	x = frame_printf(title, 0, crt_attr(CRT_TITLE), "%8s %6s %6s %8s %6s", "flat", "flat%",
+			 "sum%", "cum", "cum%");
+	for (i = 0; i < o.n; i++)
+		if (o.c[i].shown)
+			x = frame_printf(title, x, crt_attr(CRT_TITLE), " %*s", o.c[i].w, o.c[i].title);
+	frame_printf(title, x, crt_attr(CRT_TITLE), "  %s", info[0] ? info : "function (module)");
 	y++;
 	rows = LINES - 1 - y;
+	/* The footnote takes the last table line when a ratio is shown and room allows. */
+	if (o.any_ratio && rows > 3) {
+		rows--;
+		frame_put(LINES - 2, 0, crt_attr(CRT_DIM),
+			  "~ ratios of the flat estimates: sampled counts, so estimates too; - no data");
+	}
 	if (rows < 1)
 		rows = 1;
 	first = model_scroll(t->m, (size_t)rows);
 	for (i = first; i < n && (int)(i - first) < rows; i++)
-		draw_row(t, y + (int)(i - first), i, i == model_selected(t->m));
+		draw_row(t, &o, y + (int)(i - first), i, i == model_selected(t->m));
 	if (!n) {
 		const char *why;
 

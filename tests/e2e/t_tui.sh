@@ -12,7 +12,9 @@
 #   - tmux resize-window reflows the table without garbage;
 #   - `q` exits 0 and the terminal is sane (stty: icanon, echo);
 # then `--load` of the written profile in the same view, `--dump F --top`
-# writing F on quit, and SIGTERM to the view restoring the terminal.
+# writing F on quit, SIGTERM to the view restoring the terminal, and
+# `-e task-clock,cpu-clock,page-faults`: a column per other event, `e`
+# making the next event the one of flat/cum and the sort.
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares
@@ -244,5 +246,68 @@ else
 fi
 kill -0 "$target" 2>/dev/null || problem "the target died"
 
+# ---- several events: a flat column per other event; `e` switches the shown one ----
+# title_line: the column titles.
+title_line() { screen | grep -E '^ +flat +flat%' | head -n1; }
+# flat_sorted: the flat column (counts with k/M/G or times) never grows going down.
+flat_sorted() {
+	table_rows | awk '
+	function val(s,   n) {
+		n = s + 0
+		if (s ~ /ns$/) return n; if (s ~ /us$/) return n * 1e3
+		if (s ~ /ms$/) return n * 1e6; if (s ~ /s$/) return n * 1e9
+		if (s ~ /k$/) return n * 1e3; if (s ~ /M$/) return n * 1e6
+		if (s ~ /G$/) return n * 1e9; return n
+	}
+	{ v = val($1); if (NR > 1 && v > prev * 1.0001) bad = 1; prev = v }
+	END { exit bad }'
+}
+run_in_pane "clear; $PMUTOP -p $target -e task-clock,cpu-clock,page-faults --refresh 0.5; echo EXIT=\$?"
+if wait_for "J_expect_18_18" 15; then
+	sleep 1
+	screen | head -n 8 | sed 's/^/ multi | /'
+	title=$(title_line)
+	screen | grep -q "event task-clock \[1/3\]" || problem "multi-event header lacks 'event task-clock [1/3]'"
+	[[ $title == *" cpu-clock page-faults  function"* ]] ||
+		problem "multi-event titles lack the cpu-clock and page-faults columns: $title"
+	[[ $title == *task-clock* ]] && problem "the shown event also has a column of its own: $title"
+	[[ $(table_rows | head -n1) == *J_expect_18_18* ]] ||
+		problem "multi-event: J_expect_18_18 is not on top by task-clock"
+	# The cpu-clock column counts CPU time too: a time on the hottest row.
+	table_rows | awk '$8 == "J_expect_18_18" { print $6; exit }' | grep -qE '^[0-9.]+(ns|us|ms|s)$' ||
+		problem "the cpu-clock column of J_expect_18_18 is not a time"
+
+	keys e
+	sleep 0.3
+	title=$(title_line)
+	screen | head -n 8 | sed 's/^/ e    | /'
+	screen | grep -q "event cpu-clock \[2/3\]" || problem "after e the header does not show cpu-clock [2/3]"
+	[[ $title == *" task-clock page-faults  function"* ]] ||
+		problem "after e the titles are not task-clock, page-faults: $title"
+	flat_sorted || problem "after e the rows are not sorted by cpu-clock's flat"
+
+	keys e
+	sleep 0.3
+	title=$(title_line)
+	screen | head -n 8 | sed 's/^/ e e  | /'
+	screen | grep -q "event page-faults \[3/3\]" || problem "after e e the header does not show page-faults [3/3]"
+	[[ $title == *" task-clock cpu-clock  function"* ]] ||
+		problem "after e e the titles are not task-clock, cpu-clock: $title"
+	# flat is page faults now (counts, not times) and decides the order.
+	table_rows | head -n1 | awk '{ exit !($1 ~ /^[0-9.]+[kMG]?$/) }' ||
+		problem "after e e the flat column is not a count of page faults"
+	flat_sorted || problem "after e e the rows are not sorted by page-faults' flat"
+	table_rows | awk '$8 == "J_expect_18_18" { print $6; exit }' | grep -qE '^[0-9.]+(ns|us|ms|s)$' ||
+		problem "after e e the task-clock column of J_expect_18_18 is not a time"
+
+	keys e
+	screen | grep -q "event task-clock \[1/3\]" || problem "e does not cycle back to task-clock"
+	keys q
+	wait_for "EXIT=0" 10 || problem "multi-event view: q did not exit 0"
+else
+	show_screen
+	problem "-e task-clock,cpu-clock,page-faults: the view did not show the functions"
+fi
+
 (( errs == 0 )) || fail "$errs problem(s) in the live view"
-pass "live view: header, top function, cum sort, callers, filter, threads, help, w, resize, q, --load, --top, SIGTERM"
+pass "live view: header, top function, cum sort, callers, filter, threads, help, w, resize, q, --load, --top, SIGTERM, several events"

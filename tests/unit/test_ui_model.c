@@ -3,7 +3,9 @@
  * flat and cum, the substring filter, the per-thread restriction, "since
  * start" vs "last interval" (per-stack deltas between ticks), a reset, the
  * selection following its function, scrolling, callers/callees with their
- * weights, the thread list, and the number formats.
+ * weights, the thread list, and the number formats; with several events,
+ * every event's estimates per row in both windows, `e` switching the shown
+ * event without losing the windows, and the multiplexing scale.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -502,6 +504,197 @@ static void formats(void **state)
 	assert_string_equal(model_basename(NULL), "");
 }
 
+static void add_ev(struct aggregate *a, uint32_t tid, unsigned ev, uint64_t weight,
+		   const char *spec)
+{
+	struct frame f[16];
+	char buf[256], *save = NULL, *tok;
+	unsigned n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *at = strchr(tok, '@');
+
+		assert_non_null(at);
+		*at = 0;
+		memset(&f[n], 0, sizeof(f[n]));
+		f[n].addr = strtoull(at + 1, NULL, 16);
+		f[n].func = strdup(tok);
+		n++;
+	}
+	assert_int_equal(aggregate_add_event(a, tid, f, n, ev, weight), 0);
+	while (n--)
+		free((char *)f[n].func);
+}
+
+/*
+ * Events cycles, instructions, branches, branchMisses:
+ *   tid 1: hot <- main     1000  2000  400  40
+ *   tid 1: cold <- main     500   250  100   0
+ *   tid 1: main               0   100    0   0
+ *   tid 2: hot <- main      300   300    0   0
+ */
+static struct aggregate *multi(void)
+{
+	static const char *const evn[] = { "cycles", "instructions", "branches", "branchMisses" };
+	static const uint64_t w[4][4] = {
+		{ 1000, 2000, 400, 40 }, { 500, 250, 100, 0 }, { 0, 100, 0, 0 }, { 300, 300, 0, 0 },
+	};
+	static const char *const spec[4] = { "hot@20 main@10", "cold@30 main@11", "main@10",
+					     "hot@20 main@10" };
+	struct aggregate *a = aggregate_new();
+	struct agg_info *info;
+	unsigned i, k;
+
+	assert_non_null(a);
+	info = aggregate_info(a);
+	info->nevents = 4;
+	for (k = 0; k < 4; k++) {
+		info->events[k].name = evn[k];
+		info->events[k].unit = "count";
+		info->events[k].scale = 1.0;
+	}
+	for (i = 0; i < 4; i++)
+		for (k = 0; k < 4; k++)
+			if (w[i][k])
+				add_ev(a, i == 3 ? 2 : 1, k, w[i][k], spec[i]);
+	return a;
+}
+
+static void multi_event_rows(void **state)
+{
+	struct aggregate *a = multi(), *single = sample();
+	struct model *m = model_new();
+	const struct top_row *r;
+
+	(void)state;
+	model_tick(m, single);
+	assert_int_equal(model_nevents(m), 1);
+	assert_int_equal(row(m, "a")->ev_flat[0], 0);  /* single event: not filled */
+	model_reset(m);
+
+	assert_int_equal(model_tick(m, a), 0);
+	assert_int_equal(model_nevents(m), 4);
+	assert_int_equal(model_total(m), 1800);
+	assert_string_equal(names(m), "hot cold main");
+	r = row(m, "hot");
+	assert_int_equal(r->flat, 1300);
+	assert_int_equal(r->ev_flat[1], 2300);
+	assert_int_equal(r->ev_flat[3], 40);
+	r = row(m, "main");
+	assert_int_equal(r->ev_flat[1], 100);
+	assert_int_equal(r->ev_cum[1], 2650);
+	assert_int_equal(r->ev_cum[2], 500);
+
+	/* `e`: instructions is the shown event at once, no tick needed. */
+	assert_int_equal(model_set_event(m, 1), 0);
+	assert_true(model_has_data(m));
+	assert_int_equal(model_event(m), 1);
+	assert_int_equal(model_total(m), 2650);
+	assert_string_equal(names(m), "hot cold main");
+	assert_int_equal(row(m, "cold")->flat, 250);
+	assert_int_equal(row(m, "cold")->ev_flat[0], 500);
+	assert_int_equal(model_sum(m, 1), 2550);
+	/* Sorted by the shown event: by branches, main (flat 0) is last; by cum, first. */
+	assert_int_equal(model_set_event(m, 2), 0);
+	assert_int_equal(model_set_sort(m, TOP_SORT_CUM), 0);
+	assert_string_equal(names(m), "main hot cold");
+	assert_int_equal(model_set_sort(m, TOP_SORT_FLAT), 0);
+	assert_string_equal(names(m), "hot cold main");
+	model_free(m);
+	aggregate_free(a);
+	aggregate_free(single);
+}
+
+static void multi_event_interval(void **state)
+{
+	struct aggregate *a = multi();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	add_ev(a, 1, 1, 70, "cold@30 main@11");   /* instructions only */
+	add_ev(a, 1, 3, 9, "hot@20 main@10");     /* branch misses only */
+	add_ev(a, 2, 0, 20, "new@40 main@10");    /* a new stack, cycles only */
+	model_tick(m, a);
+	assert_int_equal(model_set_window(m, MODEL_INTERVAL), 0);
+	/* Rows of every event that moved; the shown one (cycles) decides the order. */
+	assert_int_equal(model_total(m), 20);
+	assert_string_equal(names(m), "new cold hot main");
+	assert_int_equal(row(m, "cold")->ev_flat[1], 70);
+	assert_int_equal(row(m, "hot")->ev_flat[3], 9);
+	assert_int_equal(row(m, "hot")->ev_flat[0], 0);
+	assert_int_equal(row(m, "main")->ev_cum[1], 70);
+	/* Switching the event keeps the interval. */
+	assert_int_equal(model_set_event(m, 1), 0);
+	assert_int_equal(model_window(m), MODEL_INTERVAL);
+	assert_int_equal(model_total(m), 70);
+	assert_string_equal(model_row(m, 0)->name, "cold");
+	assert_int_equal(model_set_window(m, MODEL_SINCE_START), 0);
+	assert_int_equal(model_total(m), 2720);
+
+	/* Callers and threads are of the shown event too. */
+	{
+		struct model_edges e;
+		struct model_thread *t;
+		size_t n;
+
+		assert_int_equal(model_edges(m, fid(a, "main"), &e), 0);
+		assert_int_equal(e.cum, 2720);
+		assert_int_equal(e.flat, 100);
+		assert_int_equal(edge(e.callees, e.ncallees, "hot")->weight, 2300);
+		model_edges_free(&e);
+		assert_int_equal(model_threads(m, &t, &n), 0);
+		assert_int_equal(n, 2);
+		assert_int_equal(t[0].tid, 1);
+		assert_int_equal(t[0].weight, 2420);
+		assert_int_equal(t[1].weight, 300);
+		free(t);
+	}
+	model_free(m);
+	aggregate_free(a);
+}
+
+static void multi_event_scale_and_bounds(void **state)
+{
+	struct aggregate *a = multi();
+	struct model *m = model_new();
+
+	(void)state;
+	model_tick(m, a);
+	/* Multiplexing found at the end: the next rebuild shows estimates. */
+	aggregate_info(a)->events[0].scale = 2.0;
+	model_tick(m, a);
+	assert_int_equal(model_total(m), 3600);
+	assert_int_equal(row(m, "hot")->flat, 2600);
+	assert_int_equal(row(m, "hot")->ev_flat[1], 2300);
+	assert_int_equal(model_set_window(m, MODEL_INTERVAL), 0);
+	assert_int_equal(model_total(m), 0);
+	assert_int_equal(model_set_window(m, MODEL_SINCE_START), 0);
+	{
+		struct model_edges e;
+
+		assert_int_equal(model_edges(m, fid(a, "hot"), &e), 0);
+		assert_int_equal(e.flat, 2600);
+		model_edges_free(&e);
+	}
+
+	/* An event the run does not have: empty until a tick, then zero rows. */
+	assert_int_equal(model_set_event(m, 5), 0);
+	assert_int_equal(model_nevents(m), 1);
+	assert_int_equal(model_nrows(m), 0);
+	model_tick(m, a);
+	assert_int_equal(model_total(m), 0);
+	assert_int_equal(model_set_event(m, PMUTOP_MAX_EVENTS), -EINVAL);
+	/* Back to a real one: every event again from the next tick. */
+	assert_int_equal(model_set_event(m, 0), 0);
+	model_tick(m, a);
+	assert_int_equal(model_nevents(m), 4);
+	assert_int_equal(model_total(m), 3600);
+	model_free(m);
+	aggregate_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +709,9 @@ int main(void)
 		cmocka_unit_test(callers_and_callees),
 		cmocka_unit_test(thread_list),
 		cmocka_unit_test(formats),
+		cmocka_unit_test(multi_event_rows),
+		cmocka_unit_test(multi_event_interval),
+		cmocka_unit_test(multi_event_scale_and_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
