@@ -315,8 +315,42 @@ static void build_attr(struct sampler *s, unsigned k)
 		a->watermark = 0;
 		a->wakeup_events = s->cfg.wakeup_events;
 	}
+	/*
+	 * Counting software events (page-faults, context-switches, ...) go
+	 * through the kernel's perf_swevent_event(), which takes a sample on
+	 * EVERY event when PERF_SAMPLE_PERIOD is asked for with a fixed period.
+	 * Leave the field out for them: the period then means what it says,
+	 * and each sample weighs the configured period. (The clocks are hrtimer
+	 * driven and unaffected.)
+	 */
+	if (a->type == PERF_TYPE_SOFTWARE && !a->freq && a->config != PERF_COUNT_SW_CPU_CLOCK &&
+	    a->config != PERF_COUNT_SW_TASK_CLOCK)
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	a->disabled = 1;
 	a->enable_on_exec = s->cfg.enable_on_exec;
+}
+
+static uint32_t id_event(const struct sampler *s, uint64_t id);
+
+/*
+ * The attr a sample record came from: events may differ in sample_type, and
+ * PERF_SAMPLE_IDENTIFIER (always first after the header) says which counter.
+ */
+static const struct perf_event_attr *record_attr(const struct sampler *s, const uint8_t *rec,
+						 size_t len, uint32_t *event)
+{
+	struct perf_event_header h;
+	uint64_t id;
+
+	*event = 0;
+	if (s->nev < 2 || len < sizeof(h) + sizeof(id))
+		return &s->attrs[0];
+	memcpy(&h, rec, sizeof(h));
+	if (h.type != PERF_RECORD_SAMPLE)
+		return &s->attrs[0];
+	memcpy(&id, rec + sizeof(h), sizeof(id));
+	*event = id_event(s, id);
+	return &s->attrs[*event];
 }
 
 /* Remember which event a counter id belongs to (open addressing). */
@@ -650,10 +684,13 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 				memcpy(s->scratch + first, b->data, h.size - first);
 				rec = s->scratch;
 			}
-			if (perf_record_decode(rec, h.size, s->attr.sample_type,
-					       s->attr.sample_regs_user, &r) == 0) {
-				if (r.kind == PREC_SAMPLE && s->nev > 1)
-					r.sample.event = id_event(s, r.sample.id);
+			uint32_t event;
+			const struct perf_event_attr *ra = record_attr(s, rec, h.size, &event);
+
+			if (perf_record_decode(rec, h.size, ra->sample_type, ra->sample_regs_user,
+					       &r) == 0) {
+				if (r.kind == PREC_SAMPLE)
+					r.sample.event = event;
 				if (r.kind == PREC_FORK && r.task.pid == (uint32_t)s->cfg.pid)
 					mark_inherited(s, (pid_t)r.task.tid);
 				else if (r.kind == PREC_SAMPLE && r.sample.pid == (uint32_t)s->cfg.pid)
