@@ -66,7 +66,7 @@ $(WL_BENCH): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
 
 # Event workloads (t_events.sh): branch mispredictions and cache misses with
 # known homes. -O1 keeps the branches branches (no cmov at this level here).
-WL_EVENTS    := $(addprefix $(WORKLOAD_DIR)/,branchy cachey)
+WL_EVENTS    := $(addprefix $(WORKLOAD_DIR)/,branchy cachey short_threads)
 workloads: $(WL_EVENTS)
 
 $(WL_EVENTS): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
