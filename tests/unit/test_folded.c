@@ -17,33 +17,12 @@
 
 #include <cmocka.h>
 
+#include "agg_spec.h"
+
 #include "pmutop/aggregate.h"
 #include "pmutop/demangle.h"
 #include "pmutop/folded.h"
 #include "pmutop/symbolize.h"
-
-/* spec: "name@addr name@addr ...", leaf first (as in test_table.c). */
-static void add(struct aggregate *a, uint32_t tid, uint64_t weight, const char *spec)
-{
-	struct frame f[16];
-	char buf[256], *save = NULL, *tok;
-	unsigned n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *at = strrchr(tok, '@');
-
-		assert_non_null(at);
-		*at = 0;
-		memset(&f[n], 0, sizeof(f[n]));
-		f[n].addr = strtoull(at + 1, NULL, 16);
-		f[n].func = strdup(tok);
-		n++;
-	}
-	assert_int_equal(aggregate_add(a, tid, f, n, weight), 0);
-	while (n--)
-		free((char *)f[n].func);
-}
 
 static char *folded(const struct aggregate *a, bool threads)
 {
@@ -65,11 +44,11 @@ static struct aggregate *sample(void)
 	aggregate_set_thread_name(a, 1, "main");
 	aggregate_set_thread_name(a, 2, "worker");
 	aggregate_set_thread_name(a, 3, "worker");
-	add(a, 1, 10, "a@20 main@10");
-	add(a, 1, 20, "b@30 a@21 main@11");
-	add(a, 2, 30, "b@30 a@21 main@11");
-	add(a, 3, 5, "b@30 a@21 main@11");
-	add(a, 2, 7, "main@10");
+	agg_add_spec(a, 1, 10, "a@20 main@10");
+	agg_add_spec(a, 1, 20, "b@30 a@21 main@11");
+	agg_add_spec(a, 2, 30, "b@30 a@21 main@11");
+	agg_add_spec(a, 3, 5, "b@30 a@21 main@11");
+	agg_add_spec(a, 2, 7, "main@10");
 	return a;
 }
 
@@ -128,7 +107,7 @@ static void test_sanitize(void **state)
 
 	(void)state;
 	assert_non_null(a);
-	add(a, 1, 1, "odd;name\nx@10 main@5");
+	agg_add_spec(a, 1, 1, "odd;name\nx@10 main@5");
 	out = folded(a, false);
 	assert_string_equal(out, "main;odd:name?x 1\n");
 	free(out);
@@ -192,7 +171,7 @@ static void test_demangled_names(void **state)
 	assert_null(demangle(NULL));
 
 	assert_non_null(a);
-	add(a, 1, 1, "_ZN2ns3Cls6methodEi@10 main@5");
+	agg_add_spec(a, 1, 1, "_ZN2ns3Cls6methodEi@10 main@5");
 	fn = aggregate_functions(a, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(fn[0].name, "ns::Cls::method(int)");

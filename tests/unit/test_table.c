@@ -18,33 +18,11 @@
 
 #include <cmocka.h>
 
+#include "agg_spec.h"
+
 #include "pmutop/aggregate.h"
 #include "pmutop/symbolize.h"
 #include "table.h"
-
-static void add(struct aggregate *a, uint32_t tid, uint64_t weight, const char *spec)
-{
-	/* spec: "name@addr name@addr ...", leaf first */
-	struct frame f[16];
-	char buf[256], *save = NULL, *tok;
-	unsigned n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *at = strchr(tok, '@');
-
-		assert_non_null(at);
-		*at = 0;
-		f[n].addr = strtoull(at + 1, NULL, 16);
-		f[n].map = NULL;
-		f[n].func = strdup(tok);
-		f[n].func_off = 0;
-		n++;
-	}
-	assert_int_equal(aggregate_add(a, tid, f, n, weight), 0);
-	while (n--)
-		free((char *)f[n].func);
-}
 
 /*
  * tid 1:  a <- main                    10
@@ -57,10 +35,10 @@ static struct aggregate *sample(void)
 	struct aggregate *a = aggregate_new();
 
 	assert_non_null(a);
-	add(a, 1, 10, "a@20 main@10");
-	add(a, 1, 20, "b@30 a@21 main@11");
-	add(a, 2, 30, "rec@40 rec@41 rec@42 main@12");
-	add(a, 2, 5, "main@10");
+	agg_add_spec(a, 1, 10, "a@20 main@10");
+	agg_add_spec(a, 1, 20, "b@30 a@21 main@11");
+	agg_add_spec(a, 2, 30, "rec@40 rec@41 rec@42 main@12");
+	agg_add_spec(a, 2, 5, "main@10");
 	return a;
 }
 
@@ -231,8 +209,8 @@ static void test_print_small_and_empty(void **state)
 	free(out);
 	top_table_free(&t);
 
-	add(a, 1, 999, "big@1");
-	add(a, 1, 1, "tiny@2");
+	agg_add_spec(a, 1, 999, "big@1");
+	agg_add_spec(a, 1, 1, "tiny@2");
 	assert_int_equal(top_table_build(a, 0, TOP_SORT_FLAT, &t), 0);
 	out = print(&t, 0, "count");
 	assert_string_equal(out,
@@ -253,8 +231,8 @@ static void test_print_nanoseconds(void **state)
 	char *out;
 
 	(void)state;
-	add(a, 1, 1500000000, "slow@1");
-	add(a, 1, 2500000, "quick@2");
+	agg_add_spec(a, 1, 1500000000, "slow@1");
+	agg_add_spec(a, 1, 2500000, "quick@2");
 	assert_int_equal(top_table_build(a, 0, TOP_SORT_FLAT, &t), 0);
 	out = print(&t, 0, "nanoseconds");
 	assert_string_equal(out,
@@ -265,30 +243,6 @@ static void test_print_nanoseconds(void **state)
 	free(out);
 	top_table_free(&t);
 	aggregate_free(a);
-}
-
-/* Like add(), for event ev of a multi-event run. */
-static void add_ev(struct aggregate *a, uint32_t tid, unsigned ev, uint64_t weight,
-		   const char *spec)
-{
-	struct frame f[16];
-	char buf[256], *save = NULL, *tok;
-	unsigned n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *at = strchr(tok, '@');
-
-		assert_non_null(at);
-		*at = 0;
-		memset(&f[n], 0, sizeof(f[n]));
-		f[n].addr = strtoull(at + 1, NULL, 16);
-		f[n].func = strdup(tok);
-		n++;
-	}
-	assert_int_equal(aggregate_add_event(a, tid, f, n, ev, weight), 0);
-	while (n--)
-		free((char *)f[n].func);
 }
 
 /*
@@ -316,16 +270,16 @@ static struct aggregate *multi(void)
 	}
 	info->event = names[0];
 	info->event_unit = "count";
-	add_ev(a, 1, 0, 1000, "hot@20 main@10");
-	add_ev(a, 1, 1, 2000, "hot@20 main@10");
-	add_ev(a, 1, 2, 400, "hot@20 main@10");
-	add_ev(a, 1, 3, 40, "hot@20 main@10");
-	add_ev(a, 1, 0, 500, "cold@30 main@11");
-	add_ev(a, 1, 1, 250, "cold@30 main@11");
-	add_ev(a, 1, 2, 100, "cold@30 main@11");
-	add_ev(a, 1, 1, 100, "main@10");
-	add_ev(a, 2, 0, 300, "hot@20 main@10");
-	add_ev(a, 2, 1, 300, "hot@20 main@10");
+	agg_add_spec_ev(a, 1, 0, 1000, "hot@20 main@10");
+	agg_add_spec_ev(a, 1, 1, 2000, "hot@20 main@10");
+	agg_add_spec_ev(a, 1, 2, 400, "hot@20 main@10");
+	agg_add_spec_ev(a, 1, 3, 40, "hot@20 main@10");
+	agg_add_spec_ev(a, 1, 0, 500, "cold@30 main@11");
+	agg_add_spec_ev(a, 1, 1, 250, "cold@30 main@11");
+	agg_add_spec_ev(a, 1, 2, 100, "cold@30 main@11");
+	agg_add_spec_ev(a, 1, 1, 100, "main@10");
+	agg_add_spec_ev(a, 2, 0, 300, "hot@20 main@10");
+	agg_add_spec_ev(a, 2, 1, 300, "hot@20 main@10");
 	return a;
 }
 
@@ -500,10 +454,10 @@ static void test_multi_print_units(void **state)
 	info->events[0].unit = "nanoseconds";
 	info->events[1].name = "page-faults";
 	info->events[1].unit = "count";
-	add_ev(a, 1, 0, 1500000000, "slow@1");
-	add_ev(a, 1, 1, 7, "slow@1");
-	add_ev(a, 1, 0, 2500000, "quick@2");
-	add_ev(a, 1, 1, 3, "faulty@3");
+	agg_add_spec_ev(a, 1, 0, 1500000000, "slow@1");
+	agg_add_spec_ev(a, 1, 1, 7, "slow@1");
+	agg_add_spec_ev(a, 1, 0, 2500000, "quick@2");
+	agg_add_spec_ev(a, 1, 1, 3, "faulty@3");
 	assert_int_equal(top_table_build(a, 0, TOP_SORT_FLAT, &t), 0);
 	out = print(&t, 2, "nanoseconds");
 	assert_string_equal(out,

@@ -18,32 +18,11 @@
 
 #include <cmocka.h>
 
+#include "agg_spec.h"
+
 #include "model.h"
 #include "pmutop/aggregate.h"
 #include "pmutop/symbolize.h"
-
-static void add(struct aggregate *a, uint32_t tid, uint64_t weight, const char *spec)
-{
-	/* spec: "name@addr name@addr ...", leaf first */
-	struct frame f[16];
-	char buf[256], *save = NULL, *tok;
-	unsigned n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *at = strchr(tok, '@');
-
-		assert_non_null(at);
-		*at = 0;
-		memset(&f[n], 0, sizeof(f[n]));
-		f[n].addr = strtoull(at + 1, NULL, 16);
-		f[n].func = strdup(tok);
-		n++;
-	}
-	assert_int_equal(aggregate_add(a, tid, f, n, weight), 0);
-	while (n--)
-		free((char *)f[n].func);
-}
 
 /*
  * tid 1 "alpha":  a <- main                    10
@@ -56,10 +35,10 @@ static struct aggregate *sample(void)
 	struct aggregate *a = aggregate_new();
 
 	assert_non_null(a);
-	add(a, 1, 10, "a@20 main@10");
-	add(a, 1, 20, "b@30 a@21 main@11");
-	add(a, 2, 30, "rec@40 rec@41 rec@42 main@12");
-	add(a, 2, 5, "main@10");
+	agg_add_spec(a, 1, 10, "a@20 main@10");
+	agg_add_spec(a, 1, 20, "b@30 a@21 main@11");
+	agg_add_spec(a, 2, 30, "rec@40 rec@41 rec@42 main@12");
+	agg_add_spec(a, 2, 5, "main@10");
 	aggregate_set_thread_name(a, 1, "alpha");
 	aggregate_set_thread_name(a, 2, "beta");
 	return a;
@@ -209,8 +188,8 @@ static void interval_deltas(void **state)
 	assert_int_equal(model_total(m), 65);
 
 	/* More of an existing stack, and a new stack. */
-	add(a, 1, 7, "b@30 a@21 main@11");
-	add(a, 2, 3, "c@50 main@12");
+	agg_add_spec(a, 1, 7, "b@30 a@21 main@11");
+	agg_add_spec(a, 2, 3, "c@50 main@12");
 	/* Not ticked yet: the view still shows the last copy, whatever the window. */
 	assert_int_equal(model_total(m), 65);
 	assert_int_equal(model_set_window(m, MODEL_SINCE_START), 0);
@@ -253,7 +232,7 @@ static void reset_and_new_aggregate(void **state)
 	assert_int_equal(model_nrows(m), 0);
 	aggregate_free(a); /* what session_reset() does after model_reset() */
 
-	add(b, 3, 4, "x@1 main@2");
+	agg_add_spec(b, 3, 4, "x@1 main@2");
 	model_tick(m, b);
 	assert_int_equal(model_total(m), 4); /* a fresh start, not a delta against a */
 	assert_string_equal(names(m), "x main");
@@ -264,7 +243,7 @@ static void reset_and_new_aggregate(void **state)
 	{
 		struct aggregate *c = aggregate_new();
 
-		add(c, 3, 2, "y@1");
+		agg_add_spec(c, 3, 2, "y@1");
 		model_tick(m, c);
 		assert_int_equal(model_total(m), 2);
 		assert_string_equal(names(m), "y");
@@ -287,7 +266,7 @@ static void selection_follows_function(void **state)
 	assert_int_equal(model_selected_function(m), fid(a, "rec"));
 
 	/* Untouched, the top row stays selected while the order changes. */
-	add(a, 1, 100, "main@10");
+	agg_add_spec(a, 1, 100, "main@10");
 	model_tick(m, a);
 	assert_string_equal(names(m), "main rec b a");
 	assert_int_equal(model_selected(m), 0);
@@ -295,7 +274,7 @@ static void selection_follows_function(void **state)
 	/* Moved, the selection follows its function. */
 	model_move(m, 2);
 	assert_int_equal(model_selected_function(m), fid(a, "b"));
-	add(a, 1, 200, "a@20 main@10");
+	agg_add_spec(a, 1, 200, "a@20 main@10");
 	model_tick(m, a);
 	assert_string_equal(names(m), "a main rec b");
 	assert_int_equal(model_selected(m), 3);
@@ -329,7 +308,7 @@ static void scrolling_keeps_selection_visible(void **state)
 	(void)state;
 	for (i = 0; i < 50; i++) {
 		snprintf(spec, sizeof(spec), "f%02d@%x", i, 0x100 + i);
-		add(a, 1, (uint64_t)(100 - i), spec);
+		agg_add_spec(a, 1, (uint64_t)(100 - i), spec);
 	}
 	model_tick(m, a);
 	assert_int_equal(model_nrows(m), 50);
@@ -416,7 +395,7 @@ static void callers_and_callees(void **state)
 	model_set_thread(m, 0);
 
 	/* In the interval window only the new samples count. */
-	add(a, 1, 4, "b@30 a@21 main@11");
+	agg_add_spec(a, 1, 4, "b@30 a@21 main@11");
 	model_tick(m, a);
 	model_set_window(m, MODEL_INTERVAL);
 	assert_int_equal(model_edges(m, fid(a, "a"), &e), 0);
@@ -460,7 +439,7 @@ static void thread_list(void **state)
 	free(t);
 
 	/* Weights follow the window. */
-	add(a, 1, 50, "a@20 main@10");
+	agg_add_spec(a, 1, 50, "a@20 main@10");
 	model_tick(m, a);
 	model_set_window(m, MODEL_INTERVAL);
 	assert_int_equal(model_threads(m, &t, &n), 0);
@@ -504,29 +483,6 @@ static void formats(void **state)
 	assert_string_equal(model_basename(NULL), "");
 }
 
-static void add_ev(struct aggregate *a, uint32_t tid, unsigned ev, uint64_t weight,
-		   const char *spec)
-{
-	struct frame f[16];
-	char buf[256], *save = NULL, *tok;
-	unsigned n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *at = strchr(tok, '@');
-
-		assert_non_null(at);
-		*at = 0;
-		memset(&f[n], 0, sizeof(f[n]));
-		f[n].addr = strtoull(at + 1, NULL, 16);
-		f[n].func = strdup(tok);
-		n++;
-	}
-	assert_int_equal(aggregate_add_event(a, tid, f, n, ev, weight), 0);
-	while (n--)
-		free((char *)f[n].func);
-}
-
 /*
  * Events cycles, instructions, branches, branchMisses:
  *   tid 1: hot <- main     1000  2000  400  40
@@ -557,7 +513,7 @@ static struct aggregate *multi(void)
 	for (i = 0; i < 4; i++)
 		for (k = 0; k < 4; k++)
 			if (w[i][k])
-				add_ev(a, i == 3 ? 2 : 1, k, w[i][k], spec[i]);
+				agg_add_spec_ev(a, i == 3 ? 2 : 1, k, w[i][k], spec[i]);
 	return a;
 }
 
@@ -613,9 +569,9 @@ static void multi_event_interval(void **state)
 
 	(void)state;
 	model_tick(m, a);
-	add_ev(a, 1, 1, 70, "cold@30 main@11");   /* instructions only */
-	add_ev(a, 1, 3, 9, "hot@20 main@10");     /* branch misses only */
-	add_ev(a, 2, 0, 20, "new@40 main@10");    /* a new stack, cycles only */
+	agg_add_spec_ev(a, 1, 1, 70, "cold@30 main@11");   /* instructions only */
+	agg_add_spec_ev(a, 1, 3, 9, "hot@20 main@10");     /* branch misses only */
+	agg_add_spec_ev(a, 2, 0, 20, "new@40 main@10");    /* a new stack, cycles only */
 	model_tick(m, a);
 	assert_int_equal(model_set_window(m, MODEL_INTERVAL), 0);
 	/* Rows of every event that moved; the shown one (cycles) decides the order. */
