@@ -495,7 +495,9 @@ int maps_load_proc(struct maps *m)
 		err = errno ? -errno : -EIO;
 	free(line);
 	fclose(f);
+	/* Same mappings as before (reused objects, same order): nothing changed. */
+	if (err || m->ncur != nold || (nold && memcmp(m->cur, old, nold * sizeof(*old))))
+		m->generation++;
 	free(old);
-	m->generation++;
 	return err;
 }

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,11 +161,13 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 	 * An IP outside every known mapping means we missed a mapping (the
 	 * vDSO after exec, a race at attach): re-read /proc/PID/maps, rarely.
 	 */
-	if (n && !maps_find(s->maps, s->ips[0])) {
-		uint64_t t = now_ns(CLOCK_MONOTONIC);
+	if (n && (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
+	    !maps_find(s->maps, s->ips[0])) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), gen = maps_generation(s->maps);
 		if (t - s->last_maps_reload > MAPS_RELOAD_MIN_NS) {
 			s->last_maps_reload = t;
-			if (maps_load_proc(s->maps) == 0) {
+			/* Cached unwind rules only go when the map really changed. */
+			if (maps_load_proc(s->maps) == 0 && maps_generation(s->maps) != gen) {
 				unwinder_flush(s->unwinder);
 				n = unwind_sample(s, smp, &outcome);
 			}
