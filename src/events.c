@@ -43,6 +43,12 @@ static const struct pmu_event builtin[] = {
 	EV("stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 2000000, true, "count"),
 	EV("stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 2000000, true, "count"),
 	EV("cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 250000, false, "nanoseconds"),
+	/*
+	 * pprof++'s "timer": the legacy OS-timer profile (setitimer/SIGPROF at
+	 * 100 Hz), kept as a baseline to compare PMU events against. The thread's
+	 * CPU clock every 10 ms is what such a timer measures.
+	 */
+	EV("timer", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 10000000, false, "nanoseconds"),
 	EV("task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 250000, false, "nanoseconds"),
 	EV("page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100, false, "count"),
 	EV("context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 10, false, "count"),

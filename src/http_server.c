@@ -122,12 +122,8 @@ int http_parse_profile_query(const char *seconds, const char *event, const char 
 		out->seconds = v;
 	}
 	if (event && *event) {
-		const char *spec = event;
-
-		/* pprof++'s CPU timer: the closest perf event is the task's clock. */
-		if (!strcasecmp(event, "timer"))
-			spec = "task-clock";
-		if (events_parse(spec, &out->event, evbuf, sizeof(evbuf))) {
+		/* pprof++'s "timer" is an event of its own (events.c). */
+		if (events_parse(event, &out->event, evbuf, sizeof(evbuf))) {
 			snprintf(err, errlen, "invalid event: %s", evbuf);
 			return -EINVAL;
 		}
@@ -341,7 +337,7 @@ static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, s
 		"</table>\n"
 		"<p>Parameters of /debug/pprof/profile:</p><ul>\n"
 		"<li><code>seconds</code>: how long to sample (default %u, at most %u)</li>\n"
-		"<li><code>event</code>: %s; <code>timer</code> means task-clock; raw codes "
+		"<li><code>event</code>: %s; <code>timer</code> is the 100 Hz OS-timer baseline; raw codes "
 		"<code>rUUEE</code>. Default cycles, or task-clock when this machine has no "
 		"hardware PMU (an explicit hardware event there gets 501).</li>\n"
 		"<li><code>period</code>: events per sample (default: the event's preset)</li>\n"

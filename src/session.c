@@ -455,6 +455,19 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	if (!s->sampler)
 		goto fail;
 	{
+		/* A buffer that cannot hold a couple of samples loses nearly all of them. */
+		struct sampler_stats ss;
+		uint64_t bytes;
+
+		sampler_get_stats(s->sampler, &ss);
+		bytes = (uint64_t)ss.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+		if (cfg.stack_mode == SAMPLER_STACK_COPY && bytes < 2 * ((uint64_t)o->stack_size + 1024))
+			fprintf(stderr, "pmutop: WARNING: %llu-byte ring buffers hold fewer than two "
+				"samples with a %u-byte stack copy: expect most samples lost "
+				"(raise --mmap-pages or lower --stack-size)\n",
+				(unsigned long long)bytes, o->stack_size);
+	}
+	{
 		struct agg_info *info = aggregate_info(s->agg);
 		info->event = s->event.name;
 		info->event_unit = s->event.unit;

@@ -48,7 +48,7 @@ static void test_query_values(void **state)
 	assert_true(rq.period == 20000);
 	assert_int_equal(http_parse_profile_query("0.5", "timer", NULL, 300, &rq, err, sizeof(err)), 0);
 	assert_true(rq.seconds == 0.5);
-	assert_string_equal(rq.event.name, "task-clock");
+	assert_string_equal(rq.event.name, "timer");
 	assert_int_equal(http_parse_profile_query("300", "cache-misses", NULL, 300, &rq, err,
 						  sizeof(err)), 0);
 	assert_string_equal(rq.event.name, "cacheMisses");
