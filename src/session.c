@@ -57,6 +57,7 @@ struct session {
 	struct module_cache *modules;
 	struct maps *maps;
 	struct unwinder *unwinder;
+	struct symbol_cache *symcache;
 	struct aggregate *agg;
 	struct sampler *sampler;
 	struct sampler_stats last_stats; /* kept when the sampler closes */
@@ -129,7 +130,7 @@ static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uin
 		      unsigned n, enum unwind_outcome outcome, uint64_t period)
 {
 	aggregate_info(s->agg)->outcomes[outcome]++;
-	symbolize_stack(s->maps, ips, n, s->frames);
+	symbolize_stack_cached(s->symcache, s->maps, ips, n, s->frames);
 	name_thread(s, tid);
 	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
 	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
@@ -407,10 +408,11 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	s->modules = module_cache_new();
 	s->maps = s->modules ? maps_new(s->pid, s->modules) : NULL;
 	s->unwinder = s->maps ? unwinder_new(s->maps) : NULL;
+	s->symcache = symbol_cache_new();
 	s->agg = aggregate_new();
 	s->ips = calloc(o->max_depth + 2, sizeof(*s->ips));
 	s->frames = calloc(o->max_depth + 2, sizeof(*s->frames));
-	if (!s->unwinder || !s->agg || !s->ips || !s->frames) {
+	if (!s->unwinder || !s->symcache || !s->agg || !s->ips || !s->frames) {
 		snprintf(err, errlen, "out of memory setting up");
 		goto fail;
 	}
@@ -749,6 +751,7 @@ void session_free(struct session *s)
 		end_child(s->pid, true);
 	sampler_free(s->sampler);
 	unwinder_free(s->unwinder);
+	symbol_cache_free(s->symcache);
 	maps_free(s->maps);
 	aggregate_free(s->agg);
 	module_cache_free(s->modules);

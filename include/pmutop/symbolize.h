@@ -32,6 +32,17 @@ void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
 		     struct frame *out);
 
 /*
+ * The same through a cache of recent addresses (valid while the maps'
+ * generation does not change): the profiler's hot path, where most frames
+ * repeat from sample to sample. NULL cache from symbol_cache_new() = ENOMEM.
+ */
+struct symbol_cache;
+struct symbol_cache *symbol_cache_new(void);
+void symbol_cache_free(struct symbol_cache *c);
+void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
+			    const uint64_t *ips, unsigned n, struct frame *out);
+
+/*
  * Name for a frame without a symbol: "module+0xOFF" (module basename and
  * file-relative offset), "[anon]+0x..." or "0xADDR". Returns buf.
  */

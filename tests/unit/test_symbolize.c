@@ -196,6 +196,37 @@ static void test_fallback_real(void **state)
 	assert_string_equal(symbolize_fallback_name(&fr, buf, sizeof(buf)), want);
 }
 
+/* The cache answers exactly as the direct lookup, and forgets on map changes. */
+static void test_cached(void **state)
+{
+	struct fixture *f = *state;
+	struct symbol_cache *c = symbol_cache_new();
+	uint64_t second = (uintptr_t)&tsym_second;
+	uint64_t ips[3] = { second, second, (uintptr_t)&callee + 1 };
+	struct frame direct[3], cached[3];
+
+	assert_non_null(c);
+	symbolize_stack(f->maps, ips, 3, direct);
+	for (int round = 0; round < 2; round++) { /* a miss, then hits */
+		symbolize_stack_cached(c, f->maps, ips, 3, cached);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(cached[i].addr, direct[i].addr);
+			assert_ptr_equal(cached[i].map, direct[i].map);
+			assert_string_equal(cached[i].func, direct[i].func);
+			assert_int_equal(cached[i].func_off, direct[i].func_off);
+		}
+	}
+	/* Anonymous memory mapped over the code: the cache must not answer. */
+	assert_int_equal(maps_add(f->maps, second & ~0xfffULL, 0x1000, 0, 0, 0, true, ""), 0);
+	symbolize_stack_cached(c, f->maps, ips, 1, cached);
+	assert_null(cached[0].func);
+	assert_true(cached[0].map == NULL || cached[0].map->mod == NULL);
+	/* The real map back for the tests after this one. */
+	assert_int_equal(maps_load_proc(f->maps), 0);
+	symbol_cache_free(c);
+	symbol_cache_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_fallback_names),
 		cmocka_unit_test(test_fallback_real),
+		cmocka_unit_test(test_cached),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
