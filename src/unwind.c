@@ -278,7 +278,7 @@ unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 
 	if (u->fast)
 		n = fast_unwind(u->fast, s, ips, max, outcome);
-	if (n && !u->verify) {
+	if (n && (!u->verify || fast_unwind_used_debug_frame(u->fast))) {
 		u->stats.fast++;
 		return n;
 	}

@@ -52,11 +52,15 @@ struct rule {
 	uint8_t kind;
 	uint8_t cfa_reg;   /* DW_RSP or DW_RBP */
 	uint8_t bp;        /* enum bp_rule */
+	uint8_t debug_frame; /* derived from .debug_frame (libunwind cannot check it) */
 };
 
 struct cfi_entry {
 	const struct module *mod;
-	Dwarf_CFI *cfi;    /* NULL: the module has no usable CFI */
+	Dwarf_CFI *cfi;    /* .eh_frame; NULL: none */
+	Dwarf *dwarf;      /* for .debug_frame, opened on the first .eh_frame miss */
+	Dwarf_CFI *dcfi;   /* .debug_frame (Go binaries have only this); NULL: none */
+	bool dtried;
 };
 
 struct fast_unwinder {
@@ -66,6 +70,7 @@ struct fast_unwinder {
 	struct cfi_entry *cfis;
 	size_t ncfis, cfi_cap;
 	uint64_t fallbacks;
+	bool last_debug_frame; /* the last walk used a .debug_frame rule */
 };
 
 struct fast_unwinder *fast_unwinder_new(struct maps *maps)
@@ -88,9 +93,12 @@ void fast_unwinder_free(struct fast_unwinder *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->ncfis; i++)
+	for (size_t i = 0; i < f->ncfis; i++) {
 		if (f->cfis[i].cfi)
 			dwarf_cfi_end(f->cfis[i].cfi);
+		if (f->cfis[i].dwarf)
+			dwarf_end(f->cfis[i].dwarf); /* also frees dcfi */
+	}
 	free(f->cfis);
 	free(f->rules);
 	free(f);
@@ -109,15 +117,14 @@ void fast_unwinder_stats(const struct fast_unwinder *f, uint64_t *rules, uint64_
 	*fallbacks = f->fallbacks;
 }
 
-/* libdw's CFI reader for a module, opened once (a handful of modules per target). */
-static Dwarf_CFI *cfi_for(struct fast_unwinder *f, const struct module *mod)
+/* libdw's CFI readers for a module, opened once (a handful of modules per target). */
+static struct cfi_entry *cfi_for(struct fast_unwinder *f, const struct module *mod)
 {
 	struct Elf *elf;
-	Dwarf_CFI *cfi;
 
 	for (size_t i = 0; i < f->ncfis; i++)
 		if (f->cfis[i].mod == mod)
-			return f->cfis[i].cfi;
+			return &f->cfis[i];
 	if (f->ncfis == f->cfi_cap) {
 		size_t cap = f->cfi_cap ? f->cfi_cap * 2 : 16;
 		struct cfi_entry *n = realloc(f->cfis, cap * sizeof(*n));
@@ -127,9 +134,31 @@ static Dwarf_CFI *cfi_for(struct fast_unwinder *f, const struct module *mod)
 		f->cfi_cap = cap;
 	}
 	elf = module_elf(mod);
-	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
-	f->cfis[f->ncfis++] = (struct cfi_entry){ mod, cfi };
-	return cfi;
+	f->cfis[f->ncfis] = (struct cfi_entry){ .mod = mod, .cfi = elf ? dwarf_getcfi_elf(elf) : NULL };
+	return &f->cfis[f->ncfis++];
+}
+
+/*
+ * The frame description for addr: .eh_frame first (every C/C++ object has
+ * it), then .debug_frame, which is all some toolchains emit (Go).
+ */
+static int addrframe(struct cfi_entry *c, uint64_t vaddr, Dwarf_Frame **frame,
+		     bool *debug_frame)
+{
+	*debug_frame = false;
+	if (c->cfi && dwarf_cfi_addrframe(c->cfi, vaddr, frame) == 0)
+		return 0;
+	*debug_frame = true;
+	if (!c->dtried) {
+		struct Elf *elf = module_elf(c->mod);
+
+		c->dtried = true;
+		c->dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+		c->dcfi = c->dwarf ? dwarf_getcfi(c->dwarf) : NULL;
+	}
+	if (c->dcfi && dwarf_cfi_addrframe(c->dcfi, vaddr, frame) == 0)
+		return 0;
+	return -1;
 }
 
 /* "The value is at CFA + off": the shapes libdw uses for offset(N) rules. */
@@ -157,11 +186,11 @@ static bool cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off)
 static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 {
 	const struct mapping *m = maps_find(f->maps, addr);
-	Dwarf_CFI *cfi;
+	struct cfi_entry *cfi;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
-	bool signal = false;
+	bool signal = false, debug = false;
 	int ra_reg;
 	int64_t off;
 	uint64_t reg;
@@ -169,8 +198,9 @@ static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 	r->kind = RULE_NONE;
 	if (!m || !m->mod || !(cfi = cfi_for(f, m->mod)))
 		return;
-	if (dwarf_cfi_addrframe(cfi, addr - m->bias, &frame) != 0 || !frame)
+	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame)
 		return;
+	r->debug_frame = debug;
 	ra_reg = dwarf_frame_info(frame, NULL, NULL, &signal);
 	if (ra_reg < 0 || signal)
 		goto out;
@@ -277,6 +307,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 	if (!max || s->abi == 0 ||
 	    (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
 		return 0;
+	f->last_debug_frame = false;
 	sp0 = sp = s->regs[SAMPLE_SP];
 	bp = s->regs[SAMPLE_BP];
 	ip = s->regs[SAMPLE_IP];
@@ -294,6 +325,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 		r = rule_get(f, n == 1 ? ip : ip - 1);
 		if (r->kind == RULE_NONE)
 			goto fallback;
+		f->last_debug_frame |= r->debug_frame;
 		if (r->kind == RULE_ROOT) {
 			*outcome = UNWIND_ROOT;
 			return n;
@@ -330,4 +362,9 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 fallback:
 	f->fallbacks++;
 	return 0;
+}
+
+bool fast_unwind_used_debug_frame(const struct fast_unwinder *f)
+{
+	return f->last_debug_frame;
 }

@@ -54,7 +54,8 @@ unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
  * (the reference, used for whatever the fast path does not model). With
  * PMUTOP_UNWIND_VERIFY=1 in the environment every fast-path sample is also
  * unwound by libunwind and differences are counted (libunwind's result is
- * kept); PMUTOP_UNWIND=libunwind turns the fast path off.
+ * kept) — except stacks that needed .debug_frame, which only the fast path
+ * reads; PMUTOP_UNWIND=libunwind turns the fast path off.
  */
 struct unwind_stats {
 	uint64_t fast, slow;

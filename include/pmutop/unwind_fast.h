@@ -14,6 +14,7 @@
 #ifndef PMUTOP_UNWIND_FAST_H
 #define PMUTOP_UNWIND_FAST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pmutop/unwind.h"
@@ -35,6 +36,13 @@ void fast_unwinder_flush(struct fast_unwinder *f);
  */
 unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint64_t *ips,
 		     unsigned max, enum unwind_outcome *outcome);
+
+/*
+ * Whether the last successful walk used a rule from .debug_frame (Go
+ * binaries): libunwind here reads only .eh_frame, so it is no reference
+ * for such a stack.
+ */
+bool fast_unwind_used_debug_frame(const struct fast_unwinder *f);
 
 /* Rules cached and samples given up on, for the summary. */
 void fast_unwinder_stats(const struct fast_unwinder *f, uint64_t *rules, uint64_t *fallbacks);
