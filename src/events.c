@@ -385,7 +385,8 @@ void events_fill_attr(const struct pmu_event *ev, bool kernel, struct perf_event
 	attr->exclude_hv = 1;
 }
 
-int events_probe(const struct pmu_event *ev, bool kernel)
+/* A disabled counting counter for ev on the calling thread: fd or -errno. */
+static int open_on_self(const struct pmu_event *ev, bool kernel)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -395,8 +396,15 @@ int events_probe(const struct pmu_event *ev, bool kernel)
 	events_fill_attr(ev, kernel, &attr);
 	attr.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int events_probe(const struct pmu_event *ev, bool kernel)
+{
+	int fd = open_on_self(ev, kernel);
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(fd);
 	return 0;
 }
@@ -407,19 +415,13 @@ int events_probe(const struct pmu_event *ev, bool kernel)
  */
 static double measure_rate(const struct pmu_event *ev, bool kernel)
 {
-	struct perf_event_attr attr;
 	struct timespec t0, t1;
 	volatile uint64_t x = 1;
 	uint64_t count = 0;
-	int fd;
+	int fd = open_on_self(ev, kernel);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	events_fill_attr(ev, kernel, &attr);
-	attr.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	do {
