@@ -108,7 +108,7 @@ asan-e2e: $(PMUTOP_OUT) workloads
 		PMUTOP=$(PMUTOP_OUT) PMUTOP_QUICK=1 bash tests/e2e/run.sh
 
 demo: $(PMUTOP_OUT) workloads
-	$(Q)./pmutop --duration 3 -- $(WORKLOAD_DIR)/shares 4
+	$(Q)./$(PMUTOP_OUT) --no-tui --rows 15 --duration 3 -- $(WORKLOAD_DIR)/shares 4
 
 bench: $(PMUTOP_OUT) workloads
 	$(Q)bash bench/run.sh
