@@ -13,31 +13,11 @@
 
 #include <cmocka.h>
 
+#include "cli_args.h"
+
 #include "pmutop/cli.h"
 #include "pmutop/events.h"
 
-static char err[512];
-
-/* Parse a NULL-terminated list of arguments (argv[0] is added). */
-static int parse(struct pmutop_opts *o, ...)
-{
-	static char *argv[64];
-	va_list ap;
-	int argc = 0;
-	FILE *devnull = fopen("/dev/null", "w");
-	int r;
-
-	argv[argc++] = "pmutop";
-	va_start(ap, o);
-	for (char *a; (a = va_arg(ap, char *));)
-		argv[argc++] = a;
-	va_end(ap);
-	argv[argc] = NULL;
-	err[0] = 0;
-	r = cli_parse(argc, argv, o, devnull, err, sizeof(err));
-	fclose(devnull);
-	return r;
-}
 
 static void attach_with_all_options(void **state)
 {
@@ -112,7 +92,7 @@ static void bad_values_are_rejected_with_the_value(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(parse(&o, "-p", "1", (char *)cases[i][0], (char *)cases[i][1], NULL),
 				 -EINVAL);
-		assert_non_null(strstr(err, cases[i][2]));
+		assert_non_null(strstr(cli_err, cases[i][2]));
 	}
 }
 
@@ -122,11 +102,11 @@ static void conflicts_are_rejected(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&o, NULL), -EINVAL);
-	assert_non_null(strstr(err, "nothing to profile"));
+	assert_non_null(strstr(cli_err, "nothing to profile"));
 	assert_int_equal(parse(&o, "-p", "1", "--", "ls", NULL), -EINVAL);
 	assert_int_equal(parse(&o, "-p", "1", "--period", "10", "-F", "99", NULL), -EINVAL);
 	assert_int_equal(parse(&o, "-p", "1", "--no-such-option", NULL), -EINVAL);
-	assert_non_null(strstr(err, "--no-such-option"));
+	assert_non_null(strstr(cli_err, "--no-such-option"));
 	assert_int_equal(parse(&o, "-p", "1", "--dump", NULL), -EINVAL);
 }
 
@@ -154,11 +134,11 @@ static void event_spellings(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
-		assert_int_equal(events_parse(same[i].spell, &ev, err, sizeof(err)), 0);
+		assert_int_equal(events_parse(same[i].spell, &ev, cli_err, sizeof(cli_err)), 0);
 		assert_string_equal(ev.name, same[i].name);
 		assert_true(ev.preset_period > 0);
 	}
-	assert_int_equal(events_parse("task-clock", &ev, err, sizeof(err)), 0);
+	assert_int_equal(events_parse("task-clock", &ev, cli_err, sizeof(cli_err)), 0);
 	assert_int_equal(ev.type, PERF_TYPE_SOFTWARE);
 	assert_false(ev.hardware);
 	assert_string_equal(ev.unit, "nanoseconds");
@@ -169,14 +149,14 @@ static void raw_events(void **state)
 	struct pmu_event ev;
 
 	(void)state;
-	assert_int_equal(events_parse("r01c2", &ev, err, sizeof(err)), 0);
+	assert_int_equal(events_parse("r01c2", &ev, cli_err, sizeof(cli_err)), 0);
 	assert_int_equal(ev.type, PERF_TYPE_RAW);
 	assert_int_equal(ev.config, 0x1c2);
-	assert_int_equal(events_parse("r0x1C2", &ev, err, sizeof(err)), 0);
+	assert_int_equal(events_parse("r0x1C2", &ev, cli_err, sizeof(cli_err)), 0);
 	assert_int_equal(ev.config, 0x1c2);
 	assert_string_equal(ev.name, "r1c2");
-	assert_int_equal(events_parse("r", &ev, err, sizeof(err)), -EINVAL);
-	assert_int_equal(events_parse("r0xZZ", &ev, err, sizeof(err)), -EINVAL);
+	assert_int_equal(events_parse("r", &ev, cli_err, sizeof(cli_err)), -EINVAL);
+	assert_int_equal(events_parse("r0xZZ", &ev, cli_err, sizeof(cli_err)), -EINVAL);
 }
 
 static void unknown_events_suggest(void **state)
@@ -184,13 +164,13 @@ static void unknown_events_suggest(void **state)
 	struct pmu_event ev;
 
 	(void)state;
-	assert_int_equal(events_parse("cyles", &ev, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "did you mean \"cycles\""));
-	assert_int_equal(events_parse("branchMises", &ev, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "branchMisses"));
-	assert_int_equal(events_parse("nosuchevent", &ev, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "nosuchevent"));
-	assert_int_equal(events_parse("", &ev, err, sizeof(err)), -EINVAL);
+	assert_int_equal(events_parse("cyles", &ev, cli_err, sizeof(cli_err)), -EINVAL);
+	assert_non_null(strstr(cli_err, "did you mean \"cycles\""));
+	assert_int_equal(events_parse("branchMises", &ev, cli_err, sizeof(cli_err)), -EINVAL);
+	assert_non_null(strstr(cli_err, "branchMisses"));
+	assert_int_equal(events_parse("nosuchevent", &ev, cli_err, sizeof(cli_err)), -EINVAL);
+	assert_non_null(strstr(cli_err, "nosuchevent"));
+	assert_int_equal(events_parse("", &ev, cli_err, sizeof(cli_err)), -EINVAL);
 }
 
 static void software_events_open_here(void **state)
@@ -199,7 +179,7 @@ static void software_events_open_here(void **state)
 
 	(void)state;
 	/* task-clock is a software event: every Linux with perf events has it. */
-	assert_int_equal(events_parse("task-clock", &ev, err, sizeof(err)), 0);
+	assert_int_equal(events_parse("task-clock", &ev, cli_err, sizeof(cli_err)), 0);
 	assert_int_equal(events_probe(&ev, false), 0);
 }
 
@@ -239,19 +219,19 @@ static void live_view_bad_values_and_conflicts(void **state)
 	for (size_t i = 0; i < sizeof(bad_refresh) / sizeof(bad_refresh[0]); i++) {
 		assert_int_equal(parse(&o, "-p", "1", "--refresh", (char *)bad_refresh[i], NULL),
 				 -EINVAL);
-		assert_non_null(strstr(err, "refresh"));
-		assert_non_null(strstr(err, bad_refresh[i]));
+		assert_non_null(strstr(cli_err, "refresh"));
+		assert_non_null(strstr(cli_err, bad_refresh[i]));
 	}
 	assert_int_equal(parse(&o, "-p", "1", "--top", "--no-tui", NULL), -EINVAL);
-	assert_non_null(strstr(err, "--top"));
+	assert_non_null(strstr(cli_err, "--top"));
 	assert_int_equal(parse(&o, "--load", "", NULL), -EINVAL);
 	assert_int_equal(parse(&o, "--load", "x.pb.gz", "-p", "1", NULL), -EINVAL);
-	assert_non_null(strstr(err, "--load"));
+	assert_non_null(strstr(cli_err, "--load"));
 	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--", "ls", NULL), -EINVAL);
 	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--dump", "y.pb.gz", NULL), -EINVAL);
-	assert_non_null(strstr(err, "--dump"));
+	assert_non_null(strstr(cli_err, "--dump"));
 	assert_int_equal(parse(&o, "--refresh", "1", NULL), -EINVAL);  /* nothing to profile */
-	assert_non_null(strstr(err, "--load FILE"));
+	assert_non_null(strstr(cli_err, "--load FILE"));
 }
 
 static enum pmutop_mode mode_of(bool tty, ...)
@@ -269,9 +249,9 @@ static enum pmutop_mode mode_of(bool tty, ...)
 		argv[argc++] = a;
 	va_end(ap);
 	argv[argc] = NULL;
-	assert_int_equal(cli_parse(argc, argv, &o, devnull, err, sizeof(err)), 0);
+	assert_int_equal(cli_parse(argc, argv, &o, devnull, cli_err, sizeof(cli_err)), 0);
 	fclose(devnull);
-	assert_int_equal(cli_mode(&o, tty, &m, err, sizeof(err)), 0);
+	assert_int_equal(cli_mode(&o, tty, &m, cli_err, sizeof(cli_err)), 0);
 	return m;
 }
 
@@ -296,10 +276,10 @@ static void modes_like_py_spy(void **state)
 	assert_int_equal(mode_of(false, "--load", "f.pb.gz", NULL), MODE_LOAD_TABLE);
 	/* --top without a terminal is an error that says why. */
 	assert_int_equal(parse(&o, "-p", "1", "--top", NULL), 0);
-	assert_int_equal(cli_mode(&o, false, &m, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "terminal"));
+	assert_int_equal(cli_mode(&o, false, &m, cli_err, sizeof(cli_err)), -EINVAL);
+	assert_non_null(strstr(cli_err, "terminal"));
 	assert_int_equal(parse(&o, "--load", "f.pb.gz", "--top", NULL), 0);
-	assert_int_equal(cli_mode(&o, false, &m, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cli_mode(&o, false, &m, cli_err, sizeof(cli_err)), -EINVAL);
 }
 
 int main(void)

@@ -14,29 +14,11 @@
 
 #include <cmocka.h>
 
+#include "cli_args.h"
+
 #include "pmutop/cli.h"
 #include "pmutop/stacks.h"
 
-static char err[512];
-
-static int parse(struct pmutop_opts *o, ...)
-{
-	static char *argv[64];
-	va_list ap;
-	int argc = 0, r;
-	FILE *devnull = fopen("/dev/null", "w");
-
-	argv[argc++] = "pmutop";
-	va_start(ap, o);
-	for (char *a; (a = va_arg(ap, char *));)
-		argv[argc++] = a;
-	va_end(ap);
-	argv[argc] = NULL;
-	err[0] = 0;
-	r = cli_parse(argc, argv, o, devnull, err, sizeof(err));
-	fclose(devnull);
-	return r;
-}
 
 static void unwind_engines(void **state)
 {
@@ -52,7 +34,7 @@ static void unwind_engines(void **state)
 	assert_int_equal(parse(&o, "--unwind=snapshot", "--", "true", NULL), 0);
 	assert_int_equal(o.unwind, UNWIND_ENGINE_SNAPSHOT);
 	assert_int_equal(parse(&o, "-p", "1", "--unwind=lbr", NULL), -EINVAL);
-	assert_non_null(strstr(err, "\"lbr\""));
+	assert_non_null(strstr(cli_err, "\"lbr\""));
 }
 
 static void stacks_options(void **state)
@@ -68,7 +50,7 @@ static void stacks_options(void **state)
 	assert_true(o.json);
 	/* --json alone, --stacks with a command or with sampling outputs: refused. */
 	assert_int_equal(parse(&o, "--json", "-p", "42", NULL), -EINVAL);
-	assert_non_null(strstr(err, "--stacks"));
+	assert_non_null(strstr(cli_err, "--stacks"));
 	assert_int_equal(parse(&o, "--stacks", "--", "true", NULL), -EINVAL);
 	assert_int_equal(parse(&o, "--stacks", "-p", "42", "--dump", "x.pb.gz", NULL), -EINVAL);
 	assert_int_equal(parse(&o, "--stacks", "-p", "42", "--duration", "3", NULL), -EINVAL);
