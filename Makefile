@@ -37,7 +37,9 @@ LDLIBS_ALL := $(PKG_LIBS) -lpfm -liberty -lpthread $(EXTRA_LDFLAGS)
 PROTO_C  := $(BUILD)/proto/profile.pb-c.c
 PROTO_H  := $(BUILD)/proto/profile.pb-c.h
 
-LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c)) $(wildcard ui/*.c)
+# One folder per pipeline stage (ARCHITECTURE.md); src/main.c is the entry point.
+STAGES   := target sample unwind symbols profile frontend
+LIB_SRC  := $(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)) $(wildcard ui/*.c)
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(BUILD)/proto/profile.pb-c.o
 LIB      := $(BUILD)/libpmutop.a
 
@@ -90,6 +92,7 @@ e2e: $(PMUTOP_OUT) workloads
 	$(Q)bash tests/e2e/run.sh
 
 test: deps
+	$(Q)bash tests/check-layers.sh
 	$(Q)$(MAKE) --no-print-directory all workloads $(UNIT_BIN)
 	$(Q)bash tests/run-unit.sh $(UNIT_BIN)
 	$(Q)bash tests/e2e/run.sh

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "pmutop/cli.h"
-#include "pmutop/events.h"
-#include "pmutop/http_server.h"
-#include "pmutop/load.h"
-#include "pmutop/record.h"
-#include "pmutop/stacks.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/sample/events.h"
+#include "pmutop/frontend/http_server.h"
+#include "pmutop/frontend/load.h"
+#include "pmutop/frontend/record.h"
+#include "pmutop/frontend/stacks.h"
 #include "tui.h"
 
 int main(int argc, char **argv)

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 
 #include "crt.h"
-#include "pmutop/aggregate.h"
-#include "pmutop/cli.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/frontend/cli.h"
 #include "view.h"
 
 int frame_put(int y, int x, int attr, const char *s)

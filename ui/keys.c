@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "crt.h"
-#include "pmutop/aggregate.h"
-#include "pmutop/pprof.h"
-#include "pmutop/session.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/frontend/session.h"
 #include "view.h"
 
 #define KEY_ESC 27

@@ -1,6 +1,6 @@
 /*
  * model.c - the live view's model (see model.h): per-stack weight copies,
- * the table over them (ui/table.c), the filtered row list, the selection,
+ * the table over them (src/profile/table.c), the filtered row list, the selection,
  * callers/callees and the thread list. Plain C, no terminal.
  *
  * Copies hold nev weights per stack, stack-major (cur[i * nev + k]): nev is
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutop/aggregate.h"
+#include "pmutop/profile/aggregate.h"
 
 struct model {
 	const struct aggregate *a;   /* NULL until the first tick after a reset */
@@ -415,7 +415,7 @@ static int cmp_edge(const void *p, const void *q)
 
 /*
  * The functions of stack s, leaf first, with inlined frames expanded (each
- * Line of a location is a function, innermost first), as ui/table.c counts
+ * Line of a location is a function, innermost first), as src/profile/table.c counts
  * them. Returns the count, or -1 on ENOMEM; *buf grows as needed.
  */
 static long stack_functions(const struct agg_location *locs, const struct agg_stack *s,

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "table.h"
+#include "pmutop/profile/table.h"
 
 struct aggregate;
 

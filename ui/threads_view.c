@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "crt.h"
-#include "pmutop/aggregate.h"
+#include "pmutop/profile/aggregate.h"
 #include "view.h"
 
 static const char *const threads_keys[] = {

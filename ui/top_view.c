@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "crt.h"
-#include "pmutop/aggregate.h"
-#include "ratios.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/ratios.h"
 #include "view.h"
 
 /* Width of the numeric column titles, before "function (module)". */

@@ -31,11 +31,11 @@
 #include <curses.h>
 
 #include "crt.h"
-#include "pmutop/aggregate.h"
-#include "pmutop/cli.h"
-#include "pmutop/pprof.h"
-#include "pmutop/pprof_read.h"
-#include "pmutop/session.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/profile/pprof_read.h"
+#include "pmutop/frontend/session.h"
 #include "view.h"
 
 #define POLL_MS 50        /* session drain interval while sampling */

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "pmutop/session.h"
+#include "pmutop/frontend/session.h"
 
 struct aggregate;
 struct pmutop_opts;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "pmutop/module.h"
+#include "pmutop/target/module.h"
 
 /* Touch every byte of a string the module hands out (ASan checks it). */
 static size_t fuzz_strlen_touch(const char *s)

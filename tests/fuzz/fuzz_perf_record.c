@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "pmutop/perf_record.h"
+#include "pmutop/sample/perf_record.h"
 
 #define FUZZ_PR_HDR 17
 

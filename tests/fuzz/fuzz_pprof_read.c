@@ -11,9 +11,9 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "pmutop/aggregate.h"
-#include "pmutop/pprof.h"
-#include "pmutop/pprof_read.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/profile/pprof_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

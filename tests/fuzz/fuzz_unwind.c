@@ -30,10 +30,10 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "pmutop/maps.h"
-#include "pmutop/module.h"
-#include "pmutop/perf_record.h"
-#include "pmutop/unwind.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/sample/perf_record.h"
+#include "pmutop/unwind/unwind.h"
 
 #define FUZZ_UW_MAX_STACK 65536
 #define FUZZ_UW_MAX_EXEC 64

@@ -19,7 +19,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 
-#include "pmutop/perf_record.h"
+#include "pmutop/sample/perf_record.h"
 
 struct buf {
 	unsigned char b[70000];

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmutop/aggregate.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/symbols/symbolize.h"
 
 /* Count one sample of `weight` events of event ev on thread tid. */
 static inline void agg_add_spec_ev(struct aggregate *a, uint32_t tid, unsigned ev,

@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "pmutop/cli.h"
+#include "pmutop/frontend/cli.h"
 
 static char cli_err[512];
 

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "pmutop/aggregate.h"
-#include "pmutop/maps.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/symbols/symbolize.h"
 
 static struct mapping map_exe = {
 	.id = 7, .start = 0x400000, .end = 0x500000, .pgoff = 0x1000,

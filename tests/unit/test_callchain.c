@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "pmutop/callchain.h"
-#include "pmutop/perf_record.h"
+#include "pmutop/unwind/callchain.h"
+#include "pmutop/sample/perf_record.h"
 
 #define FP_SAMPLE_TYPE                                                          \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \

@@ -15,8 +15,8 @@
 
 #include "cli_args.h"
 
-#include "pmutop/cli.h"
-#include "pmutop/events.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/sample/events.h"
 
 
 static void attach_with_all_options(void **state)

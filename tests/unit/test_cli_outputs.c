@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "pmutop/cli.h"
+#include "pmutop/frontend/cli.h"
 
 static int parse(struct pmutop_opts *o, char *err, size_t errlen, ...)
 {

@@ -15,11 +15,11 @@
 
 #include <cmocka.h>
 
-#include "pmutop/aggregate.h"
-#include "pmutop/debuginfo.h"
-#include "pmutop/maps.h"
-#include "pmutop/module.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/symbols/debuginfo.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/symbols/symbolize.h"
 
 static volatile uint64_t sink;
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "pmutop/events.h"
+#include "pmutop/sample/events.h"
 
 static char err[512];
 

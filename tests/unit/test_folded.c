@@ -19,10 +19,10 @@
 
 #include "agg_spec.h"
 
-#include "pmutop/aggregate.h"
-#include "pmutop/demangle.h"
-#include "pmutop/folded.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/symbols/demangle.h"
+#include "pmutop/profile/folded.h"
+#include "pmutop/symbols/symbolize.h"
 
 static char *folded(const struct aggregate *a, bool threads)
 {

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "pmutop/http_server.h"
+#include "pmutop/frontend/http_server.h"
 
 static void test_query_defaults(void **state)
 {

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pmutop/maps.h"
-#include "pmutop/module.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/symbols/symbolize.h"
 
 static volatile int sink;
 

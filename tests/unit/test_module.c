@@ -22,7 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "pmutop/module.h"
+#include "pmutop/target/module.h"
 
 /*
  * Symbols with known layout:

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "pmutop/module.h"
+#include "pmutop/target/module.h"
 
 static char tmp_path[] = "/tmp/pmutop-trunc-XXXXXX";
 

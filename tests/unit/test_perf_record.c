@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "pmutop/perf_record.h"
+#include "pmutop/sample/perf_record.h"
 
 struct buf {
 	uint8_t b[4096];

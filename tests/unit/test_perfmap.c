@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "pmutop/perfmap.h"
+#include "pmutop/symbols/perfmap.h"
 
 static void test_parse_line(void **state)
 {

@@ -23,12 +23,12 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
-#include "pmutop/aggregate.h"
-#include "pmutop/maps.h"
-#include "pmutop/pprof.h"
-#include "pmutop/pprof_read.h"
-#include "pmutop/symbolize.h"
-#include "pmutop/unwind.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/profile/pprof_read.h"
+#include "pmutop/symbols/symbolize.h"
+#include "pmutop/unwind/unwind.h"
 
 typedef Perftools__Profiles__Profile Profile;
 

@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "pmutop/perf_record.h"
-#include "pmutop/ptrace_thread.h"
+#include "pmutop/sample/perf_record.h"
+#include "pmutop/unwind/ptrace_thread.h"
 
 /* A waitpid status of a ptrace-stop: sig, and an event in bits 16+. */
 static int stopped(int sig, int event)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ratios.h"
+#include "pmutop/profile/ratios.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -16,8 +16,8 @@
 
 #include "cli_args.h"
 
-#include "pmutop/cli.h"
-#include "pmutop/stacks.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/stacks.h"
 
 
 static void unwind_engines(void **state)

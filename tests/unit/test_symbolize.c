@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pmutop/maps.h"
-#include "pmutop/module.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/symbols/symbolize.h"
 
 /* Two adjacent functions: tsym_second starts right where tsym_first ends. */
 __asm__(".pushsection .text\n"

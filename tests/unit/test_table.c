@@ -20,9 +20,9 @@
 
 #include "agg_spec.h"
 
-#include "pmutop/aggregate.h"
-#include "pmutop/symbolize.h"
-#include "table.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/symbols/symbolize.h"
+#include "pmutop/profile/table.h"
 
 /*
  * tid 1:  a <- main                    10

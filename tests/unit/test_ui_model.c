@@ -21,8 +21,8 @@
 #include "agg_spec.h"
 
 #include "model.h"
-#include "pmutop/aggregate.h"
-#include "pmutop/symbolize.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/symbols/symbolize.h"
 
 /*
  * tid 1 "alpha":  a <- main                    10

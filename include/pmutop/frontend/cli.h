@@ -1,0 +1,89 @@
+/*
+ * cli.h - command-line options of pmutop.
+ *
+ * Parsing is a pure function of argv (no I/O besides --help/--version text
+ * written to the given stream) so tests can feed it strings.
+ */
+#ifndef PMUTOP_CLI_H
+#define PMUTOP_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "pmutop/sample/events.h"
+
+/* What --dump writes (--format). */
+enum dump_format {
+	DUMP_PPROF = 0,  /* gzip-compressed pprof (the default) */
+	DUMP_FOLDED,     /* collapsed stacks for flame graphs (folded.h) */
+};
+
+/* How a sample's call stack is obtained (--unwind=). */
+enum unwind_engine {
+	UNWIND_ENGINE_SNAPSHOT = 0, /* kernel copies regs + user stack; DWARF unwind */
+	UNWIND_ENGINE_PTRACE,       /* interrupt the thread, read it live (ptrace_engine.h) */
+	UNWIND_ENGINE_FP,           /* the kernel's frame-pointer callchain */
+};
+
+struct pmutop_opts {
+	pid_t pid;               /* -p; 0 when launching a command */
+	char **cmd;              /* argv after "--", NULL-terminated; NULL in attach mode */
+	struct pmu_event event;  /* -e, parsed: the first event (events[0]) */
+	struct pmu_event events[PMUTOP_MAX_EVENTS]; /* every -e, in order */
+	size_t nevents;          /* >= 1 after a successful parse */
+	bool list_events;        /* --list-events: print usable events, exit */
+	bool dump_split;         /* --dump-split: one pprof file per event */
+	bool event_given;        /* -e was given (no silent fallback then) */
+	uint64_t period;         /* --period; 0 = event's preset */
+	uint64_t freq;           /* -F HZ; 0 = use a period */
+	double duration;         /* --duration seconds; 0 = until exit/signal */
+	const char *dump;        /* --dump FILE; NULL = print the table */
+	unsigned stack_size;     /* --stack-size bytes copied per sample */
+	unsigned max_depth;      /* --max-depth frames */
+	unsigned mmap_pages;     /* --mmap-pages per CPU buffer; 0 = auto */
+	unsigned top_rows;       /* --rows in the text table; 0 = all */
+	bool kernel;             /* --kernel: also sample kernel mode */
+	bool quiet;              /* -q: no summary on stderr */
+	enum unwind_engine unwind; /* --unwind=snapshot|ptrace|fp */
+	bool stacks;             /* --stacks: print every thread's stack once and exit */
+	bool json;               /* --json: --stacks output as JSON */
+	bool top;                /* --top: the live view even with --dump */
+	bool no_tui;             /* --no-tui: never the live view */
+	double refresh;          /* --refresh SEC: live view interval (default 1) */
+	const char *load;        /* --load FILE: show a saved pprof profile */
+	enum dump_format format; /* --format pprof|folded: what --dump writes */
+	bool folded_threads;     /* --folded-threads: thread name as the root frame */
+	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */
+	unsigned http_max_seconds; /* --http-max-seconds: cap on ?seconds= (default 300) */
+};
+
+/* What pmutop does with the parsed options (see cli_mode()). */
+enum pmutop_mode {
+	MODE_RECORD,      /* sample, then write --dump or print the table */
+	MODE_TOP,         /* sample under the live view */
+	MODE_LOAD_TOP,    /* the live view on a saved profile (--load) */
+	MODE_LOAD_TABLE,  /* print a saved profile's table (--load, no terminal) */
+};
+
+/* Values of the options before parsing. */
+void cli_defaults(struct pmutop_opts *o);
+
+/*
+ * Parse argv into *o. Returns 0 to go on, 1 when --help/--version was
+ * handled (text written to out; exit 0), or -EINVAL with err filled.
+ */
+int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
+	      char *err, size_t errlen);
+
+/*
+ * Choose the mode, like py-spy's top/record: the live view when stdout is a
+ * terminal and there is no --dump, or when --top asks for it; the text
+ * table when stdout is not a terminal or --no-tui. Returns 0, or -EINVAL
+ * with err filled when --top is given but stdout is not a terminal.
+ */
+int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mode,
+	     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * session.h - one live profiling session: the pipeline wired together.
+ *
+ *   sampler → unwinder → symbolizer → aggregator
+ *
+ * A session attaches to (or launches) the target, then each session_poll()
+ * waits for ring-buffer data, signals or the target's exit and pushes every
+ * new sample into the aggregate. Front ends drive it: the batch recorder
+ * (record.c) polls until the end and writes the profile; the live view polls
+ * between screen refreshes and reads the aggregate to draw it.
+ */
+#ifndef PMUTOP_SESSION_H
+#define PMUTOP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmutop/sample/events.h"
+#include "pmutop/unwind/unwind.h"
+
+struct aggregate;
+struct pmutop_opts;
+
+/* Why a session stopped (or SESSION_RUNNING while it has not). */
+enum session_state {
+	SESSION_RUNNING = 0,
+	SESSION_TARGET_EXITED,
+	SESSION_DURATION,   /* --duration elapsed */
+	SESSION_SIGNALLED,  /* SIGINT/SIGTERM/SIGHUP to pmutop */
+	SESSION_FAILED,     /* an internal error; see session_status().error */
+};
+
+struct session_status {
+	pid_t pid;
+	char cmdline[256];
+	struct pmu_event event;    /* the (first) event really used (after any fallback) */
+	size_t nevents;            /* events sampled; see session_event() */
+	uint64_t period;           /* events per sample, or Hz when freq */
+	bool freq;
+	double elapsed;            /* seconds since sampling started */
+	uint64_t samples, lost, throttled;
+	size_t threads_seen, threads_attached;
+	unsigned ncpus;
+	double self_cpu;           /* pmutop's own CPU use, % of one CPU, since start */
+	enum session_state state;
+	int signal;                /* for SESSION_SIGNALLED */
+	int exit_status;           /* launched command: wait status, or -1 */
+	const char *why;           /* human-readable reason for the state */
+	struct unwind_stats unwind; /* fast path vs libunwind, verification */
+};
+
+struct session;
+
+/*
+ * Validate options, resolve the event (with a fallback to task-clock when no
+ * event was named and the machine has no PMU), attach or launch, and start
+ * sampling. Returns NULL with an actionable message in err.
+ */
+struct session *session_start(const struct pmutop_opts *o, char *err, size_t errlen);
+
+/*
+ * Wait up to timeout_ms (0: don't wait, -1: until something happens or the
+ * duration ends) and process whatever arrived. Returns the state.
+ */
+enum session_state session_poll(struct session *s, int timeout_ms);
+
+/*
+ * Stop: drain the buffers one last time, close the counters, and for a
+ * launched command end it (SIGTERM if it still runs) and collect its exit
+ * status. Idempotent. The aggregate stays readable until session_free().
+ */
+void session_stop(struct session *s);
+
+/* Forget all samples so far (the live view's "reset"); returns 0 or -ENOMEM. */
+int session_reset(struct session *s);
+
+const struct aggregate *session_aggregate(const struct session *s);
+void session_get_status(const struct session *s, struct session_status *st);
+
+/* Event k of the run (k < status.nevents) and its period; NULL past the end. */
+const struct pmu_event *session_event(const struct session *s, size_t k, uint64_t *period);
+
+/*
+ * A line about the unwinding engine for the summary (the ptrace engine's
+ * stops and skid), or NULL when there is nothing to say. Returns buf.
+ */
+const char *session_engine_summary(const struct session *s, char *buf, size_t len);
+
+/* An fd readable when session_poll() has something to do (for a UI's own poll). */
+int session_fd(const struct session *s);
+
+void session_free(struct session *s);
+
+#endif

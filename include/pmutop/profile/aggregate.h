@@ -1,0 +1,174 @@
+/*
+ * aggregate.h - the profile being built: identical stacks counted once.
+ *
+ * Frames are interned into the pprof model as they arrive: mappings,
+ * functions (name + file) and locations (mapping + address) each get a dense
+ * id from 1, and a stack is the array of its location ids, leaf first.
+ * Stacks are keyed by (tid, locations) in a hash table, so every sample
+ * keeps its thread. The read-only accessors below are what the sinks
+ * (pprof writer, text table, top view) use; they never see the hash table.
+ */
+#ifndef PMUTOP_AGGREGATE_H
+#define PMUTOP_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmutop/sample/events.h"
+#include "pmutop/unwind/unwind.h"
+
+struct frame;
+
+struct agg_mapping {
+	uint32_t id;
+	uint64_t start, limit, offset;
+	const char *file;      /* "" for anonymous memory */
+	const char *build_id;  /* hex, or "" */
+	bool has_functions;    /* every location in it got a symbol name */
+	/* Debug info (DWARF) gave every location in it a file / line / inline chain. */
+	bool has_filenames, has_line_numbers, has_inline_frames;
+};
+
+struct agg_function {
+	uint32_t id;
+	const char *name;
+	const char *file;      /* module path the function lives in ("" if unknown),
+	                          or its source file when debug info named it */
+	const char *system_name; /* the raw (mangled) symbol; NULL: same as name */
+	int64_t start_line;    /* source line where it starts (DWARF), 0 if unknown */
+};
+
+/*
+ * One source line of a location (pprof Line): the function and line number.
+ * A location in inlined code has several, the innermost inlined callee first
+ * and the function the code physically belongs to last.
+ */
+struct agg_line {
+	uint32_t function_id;
+	int64_t line;          /* 0 when unknown */
+};
+
+struct agg_location {
+	uint32_t id;
+	uint32_t mapping_id;   /* 0 when no mapping */
+	uint64_t address;      /* runtime address */
+	uint32_t function_id;  /* always set: unnamed code gets "module+0xOFF";
+	                          with lines, that of lines[0] (innermost) */
+	uint32_t nlines;       /* 0: no debug info, the one line is function_id */
+	const struct agg_line *lines; /* nlines entries, innermost first */
+};
+
+struct agg_stack {
+	uint32_t tid;
+	uint32_t nlocs;
+	const uint32_t *locs;  /* location ids, leaf first */
+	uint64_t samples;      /* number of samples with this (tid, stack) */
+	uint64_t weight;       /* sum of their event counts (periods): weights[0] */
+	uint64_t weights[PMUTOP_MAX_EVENTS]; /* per event of the run (agg_info.events) */
+	uint64_t ev_samples[PMUTOP_MAX_EVENTS]; /* samples per event */
+};
+
+struct agg_thread {
+	uint32_t tid;
+	char name[16];
+	uint64_t samples;
+};
+
+/* Facts about the run that end up in the profile header and summary. */
+/* One sampled event of the run: a pprof sample type. */
+struct agg_event {
+	const char *name;           /* "cycles" */
+	const char *unit;           /* "count" or "nanoseconds" */
+	uint64_t period;            /* nominal events per sample (0 with -F) */
+	double scale;               /* time_enabled / time_running (> 1: multiplexed) */
+};
+
+struct agg_info {
+	size_t nevents;             /* 0 means one event, described by event/event_unit/period */
+	struct agg_event events[PMUTOP_MAX_EVENTS];
+	const char *event;          /* sample type name, e.g. "cycles" (events[0]) */
+	const char *event_unit;     /* "count" or "nanoseconds" */
+	uint64_t period;            /* nominal events per sample */
+	uint64_t start_ns;          /* wall clock (CLOCK_REALTIME) at start */
+	uint64_t duration_ns;
+	uint64_t samples;           /* samples aggregated (aggregate_add counts them) */
+	uint64_t lost;              /* samples the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t throttled;         /* THROTTLE records */
+	uint64_t foreign;           /* samples of other processes (dropped) */
+	uint64_t outcomes[UNWIND_NOUTCOMES];
+};
+
+struct aggregate;
+
+struct aggregate *aggregate_new(void);
+void aggregate_free(struct aggregate *a);
+
+/*
+ * Count one sample of `weight` events on thread tid with the given frames
+ * (leaf first). Returns 0 or -ENOMEM (the sample is then dropped).
+ * Strings the frames point to are copied; n may be 0.
+ */
+int aggregate_add(struct aggregate *a, uint32_t tid, const struct frame *frames,
+		  unsigned n, uint64_t weight);
+
+/*
+ * Like aggregate_add for event number `event` of a multi-event run: the
+ * sample's weight goes to weights[event] (and to weight when event is 0).
+ */
+int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *frames,
+			unsigned n, unsigned event, uint64_t weight);
+
+/* Name (comm) of a thread; the latest name wins. */
+void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *name);
+
+/* Mutable run facts (the record loop fills them in). */
+struct agg_info *aggregate_info(struct aggregate *a);
+const struct agg_info *aggregate_info_const(const struct aggregate *a);
+
+/*
+ * Read-only views. Arrays are indexed by id - 1 for mappings/functions/locations.
+ * The arrays may move on the next aggregate_add() or aggregate_set_thread_name();
+ * the strings and agg_stack.locs they point to live until aggregate_free().
+ */
+const struct agg_stack *aggregate_stacks(const struct aggregate *a, size_t *n);
+const struct agg_location *aggregate_locations(const struct aggregate *a, size_t *n);
+const struct agg_function *aggregate_functions(const struct aggregate *a, size_t *n);
+const struct agg_mapping *aggregate_mappings(const struct aggregate *a, size_t *n);
+const struct agg_thread *aggregate_threads(const struct aggregate *a, size_t *n);
+/* The thread record of tid, or NULL. */
+const struct agg_thread *aggregate_thread(const struct aggregate *a, uint32_t tid);
+
+/*
+ * Look up file:line and inlined frames (DWARF, debuginfo.h) for the
+ * locations added since the last call. Deferred from aggregate_add()
+ * because opening a large debug file takes long enough (100+ ms for libc)
+ * to overflow the ring buffers if done at sample time. Afterwards such a
+ * location has lines[] and its function_id is the innermost line's.
+ * session_stop() calls it; a live view may call it before drawing.
+ * Returns 0 or -ENOMEM (the rest stays pending).
+ */
+int aggregate_resolve_lines(struct aggregate *a);
+
+/*
+ * Import: build an aggregate from a saved profile (pprof_read.c) instead of
+ * from live frames. Each call appends one entry and returns its id in *id;
+ * strings are copied. Mappings and locations are not deduplicated (a saved
+ * profile's are already distinct, and inlined frames share an address);
+ * functions are, by (name, file). aggregate_import_stack() counts `samples`
+ * samples of total `weight` on (tid, locs) - every id must already exist.
+ * All return 0, -EINVAL (bad id) or -ENOMEM. Don't mix with aggregate_add().
+ */
+int aggregate_import_mapping(struct aggregate *a, uint64_t start, uint64_t limit,
+			     uint64_t offset, const char *file, const char *build_id,
+			     bool has_functions, uint32_t *id);
+int aggregate_import_function(struct aggregate *a, const char *name, const char *file,
+			      uint32_t *id);
+int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t address,
+			      uint32_t function_id, uint32_t *id);
+int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
+			   unsigned n, uint64_t samples, uint64_t weight);
+/* Name the event and its unit (agg_info.event/event_unit), copied. 0 or -ENOMEM. */
+int aggregate_set_event(struct aggregate *a, const char *event, const char *unit);
+
+#endif

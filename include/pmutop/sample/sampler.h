@@ -1,0 +1,103 @@
+/*
+ * sampler.h - perf_event counters on every thread of a target process.
+ *
+ * One counter per (thread, CPU), all redirected into one ring buffer per CPU
+ * (owned by a dummy event on pmutop itself, so the buffer outlives any target
+ * thread). Counters are inherited by threads the target creates later
+ * (inherit + inherit_thread), so new threads are sampled from their first
+ * instruction; a periodic rescan of /proc/PID/task is the safety net for
+ * threads created while attaching. The memory this needs is one buffer per
+ * CPU whatever the thread count, which keeps a 1,000-thread target within a
+ * non-root user's perf_event_mlock_kb.
+ */
+#ifndef PMUTOP_SAMPLER_H
+#define PMUTOP_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmutop/sample/events.h"
+
+struct perf_rec;
+
+struct sampler_config {
+	pid_t pid;
+	struct pmu_event event;
+	uint64_t period;        /* events per sample, or Hz when freq */
+	/*
+	 * Several events at once: when nevents > 0, events[]/periods[] replace
+	 * event/period. Each is its own counter on every (thread, CPU), sampling
+	 * at its own period; samples say which through perf_sample.event.
+	 */
+	size_t nevents;
+	struct pmu_event events[PMUTOP_MAX_EVENTS];
+	uint64_t periods[PMUTOP_MAX_EVENTS];
+	bool freq;
+	bool kernel;            /* also sample kernel mode */
+	unsigned stack_size;    /* bytes of user stack copied per sample */
+	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = auto */
+	bool enable_on_exec;    /* launch mode: start counting at exec */
+	/*
+	 * What a sample carries for unwinding (--unwind): the default, user
+	 * registers + stack_size bytes of stack; the kernel's frame-pointer
+	 * callchain (user only unless kernel); or only the IP (the ptrace
+	 * engine reads the stack itself).
+	 */
+	enum { SAMPLER_STACK_COPY = 0, SAMPLER_CALLCHAIN, SAMPLER_IP_ONLY } stack_mode;
+	unsigned wakeup_events; /* wake the reader every N samples; 0 = at a quarter-full buffer */
+};
+
+struct sampler_stats {
+	size_t threads_attached;   /* counters currently open, in threads */
+	size_t threads_seen;       /* distinct threads ever attached or inherited */
+	size_t attach_failures;    /* threads that vanished while being attached */
+	unsigned mmap_pages;       /* data pages per CPU buffer in use */
+	unsigned ncpus;
+};
+
+struct sampler;
+
+/*
+ * Open counters on every thread of cfg->pid. On failure returns NULL with
+ * an actionable message in err (which tid, which knob).
+ */
+struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t errlen);
+void sampler_free(struct sampler *s);
+
+/* An fd that becomes readable when any buffer has data (for poll/epoll). */
+int sampler_fd(const struct sampler *s);
+
+/*
+ * Rescan /proc/PID/task and attach to threads not yet covered. Returns the
+ * number of threads newly attached, or -errno.
+ */
+int sampler_rescan(struct sampler *s);
+
+/* A thread exited (from a PREC_EXIT record): close its counters if we own any. */
+void sampler_thread_exited(struct sampler *s, pid_t tid);
+
+/* The callback gets each decoded record; return non-zero to stop draining. */
+typedef int (*sampler_fn)(void *arg, const struct perf_rec *rec);
+
+/*
+ * Drain every buffer, calling fn for each record in order per CPU. Returns
+ * the number of records read, or -errno.
+ */
+long sampler_drain(struct sampler *s, sampler_fn fn, void *arg);
+
+/* Enable counting now (attach mode starts enabled; this is for tests). */
+int sampler_enable(struct sampler *s);
+
+void sampler_get_stats(const struct sampler *s, struct sampler_stats *st);
+
+/*
+ * How long each event was enabled and actually counting, summed over the
+ * threads whose counters are still open (inherited ones included), with
+ * enabled normalised per CPU. running < enabled means the PMU multiplexed
+ * more events than it has counters. Returns 0 or -errno.
+ */
+int sampler_read_times(const struct sampler *s, uint64_t *enabled, uint64_t *running);
+
+#endif

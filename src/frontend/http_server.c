@@ -1,0 +1,731 @@
+/*
+ * http_server.c - the HTTP front end: Go's /debug/pprof/profile endpoint
+ * with the pprof++ parameters, over libmicrohttpd (see http_server.h).
+ *
+ * Why libmicrohttpd: a small, long-maintained embedded server that Debian
+ * ships (libmicrohttpd-dev); request parsing, URL decoding and keep-alive
+ * are not ours to get wrong. It runs with a thread per connection, so a
+ * profiling request simply blocks its own thread for `seconds` while it
+ * drives a session (session_start, session_poll, pprof_encode) - the same
+ * calls record.c makes - and other requests are served meanwhile.
+ *
+ * Rules:
+ *   - one profiling request per event at a time, at most MAX_ACTIVE at
+ *     once; others get 429 with Retry-After (seconds until the busy one
+ *     ends);
+ *   - seconds in (0, --http-max-seconds]; bad parameters get 400 and the
+ *     reason; an event this machine cannot count gets 501 right away;
+ *   - a client that goes away mid-profile is noticed within POLL_MS (its
+ *     socket reports hang-up): the session stops, nothing is sent, the
+ *     event is free again;
+ *   - every request is logged on stderr: client, request, status, size.
+ *
+ * Signals: session_start() blocks SIGINT/SIGTERM/SIGHUP in its thread and
+ * reads them from a signalfd. Here the main thread blocks them before any
+ * thread exists, so every thread inherits the mask and none can be killed
+ * by them; the main thread waits on its own signalfd. A process-directed
+ * signal may still be read by a worker's session (whichever signalfd is
+ * read first): such a session ends as SESSION_SIGNALLED, and the worker
+ * passes the signal on to the main thread through a pipe. Either way the
+ * main thread sets `stopping`, workers end their sessions within POLL_MS,
+ * and MHD_stop_daemon() joins them. session.c needs no change for this.
+ */
+#include "pmutop/frontend/http_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "pmutop/frontend/cli.h"
+#include "pmutop/sample/events.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/target/proc.h"
+#include "pmutop/frontend/session.h"
+
+#define MAX_ACTIVE 4          /* profiling requests at once, all events */
+#define POLL_MS 100           /* how often a worker checks its client and `stopping` */
+#define DEFAULT_SECONDS 30
+#define MAX_CONNECTIONS 32
+
+struct slot {
+	bool busy;
+	char event[64];
+	uint64_t deadline_ns;     /* CLOCK_MONOTONIC */
+};
+
+struct server {
+	const struct pmutop_opts *o;
+	pid_t pid;
+	char cmdline[256];
+	pthread_mutex_t lock;
+	struct slot slots[MAX_ACTIVE];
+	atomic_bool stopping;
+	int wake[2];              /* worker → main: a session read a signal */
+	char events_list[2048];   /* events that open here, for the index page */
+};
+
+/* What one request did, for its log line. */
+struct reqlog {
+	char client[64];
+	char target[512];         /* path?query */
+	char note[256];
+	double start;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- parsing (pure; unit-tested) ------------------------------------------ */
+
+int http_parse_profile_query(const char *seconds, const char *event, const char *period,
+			     unsigned max_seconds, struct http_profile_req *out,
+			     char *err, size_t errlen)
+{
+	char evbuf[128];
+
+	memset(out, 0, sizeof(*out));
+	out->seconds = DEFAULT_SECONDS < max_seconds ? DEFAULT_SECONDS : max_seconds;
+	if (seconds) {
+		char *end;
+		double v;
+
+		errno = 0;
+		v = strtod(seconds, &end);
+		if (!*seconds || errno || *end || !isfinite(v) || v <= 0 || v > max_seconds) {
+			snprintf(err, errlen, "invalid seconds \"%s\" (expected a number of seconds, "
+				 "more than 0 and at most %u)", seconds, max_seconds);
+			return -EINVAL;
+		}
+		out->seconds = v;
+	}
+	if (event && *event) {
+		/* pprof++'s "timer" is an event of its own (events.c). */
+		if (events_parse(event, &out->event, evbuf, sizeof(evbuf))) {
+			snprintf(err, errlen, "invalid event: %s", evbuf);
+			return -EINVAL;
+		}
+		out->event_given = true;
+	} else if (event) {
+		snprintf(err, errlen, "invalid event \"\" (give a name such as cycles or task-clock, "
+			 "or leave event out)");
+		return -EINVAL;
+	} else if (events_parse("cycles", &out->event, evbuf, sizeof(evbuf))) {
+		snprintf(err, errlen, "%s", evbuf);
+		return -EINVAL;
+	}
+	if (period) {
+		unsigned long long v;
+		char *end;
+
+		errno = 0;
+		v = strtoull(period, &end, 10);
+		if (!*period || *period == '-' || *period == '+' || errno || *end || v < 1 ||
+		    v > (1ULL << 62)) {
+			snprintf(err, errlen, "invalid period \"%s\" (expected a whole number of events "
+				 "from 1, e.g. 1000000)", period);
+			return -EINVAL;
+		}
+		out->period = v;
+	}
+	return 0;
+}
+
+int http_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen,
+		      char *err, size_t errlen)
+{
+	char host[256] = "", *end;
+	const char *port_s, *colon;
+	struct addrinfo hints = { 0 }, *res = NULL;
+	unsigned long port;
+	int rc;
+
+	if (!spec || !*spec)
+		goto bad;
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+
+		if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof(host))
+			goto bad;
+		memcpy(host, spec + 1, (size_t)(close - spec - 1));
+		host[close - spec - 1] = '\0';
+		port_s = close + 2;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if ((size_t)(colon - spec) >= sizeof(host) || memchr(spec, ':', (size_t)(colon - spec)))
+			goto bad; /* a bare IPv6 address needs brackets */
+		memcpy(host, spec, (size_t)(colon - spec));
+		host[colon - spec] = '\0';
+		port_s = colon + 1;
+	} else {
+		port_s = spec;
+	}
+	errno = 0;
+	port = strtoul(port_s, &end, 10);
+	if (!*port_s || *end || errno || port > 65535 || *port_s == '-' || *port_s == '+')
+		goto bad;
+	if (!*host)
+		snprintf(host, sizeof(host), "127.0.0.1"); /* loopback unless told otherwise */
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc || !res) {
+		snprintf(err, errlen, "invalid listen address \"%s\": cannot resolve \"%s\": %s",
+			 spec, host, rc ? gai_strerror(rc) : "no address");
+		if (res)
+			freeaddrinfo(res);
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*sslen = res->ai_addrlen;
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	freeaddrinfo(res);
+	return 0;
+bad:
+	snprintf(err, errlen, "invalid listen address \"%s\" (expected HOST:PORT, e.g. "
+		 "127.0.0.1:6060, [::1]:6060 or :6060)", spec ? spec : "");
+	return -EINVAL;
+}
+
+/* ---- responses and logging ------------------------------------------------ */
+
+static void log_request(const struct reqlog *rl, unsigned status, size_t bytes)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	flockfile(stderr);
+	fprintf(stderr, "pmutop: http: %s \"GET %s\" %u %zu bytes %.2f s%s%s\n", rl->client,
+		rl->target, status, bytes,
+		(double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - rl->start,
+		rl->note[0] ? ": " : "", rl->note);
+	funlockfile(stderr);
+}
+
+/*
+ * Queue a response with body buf[0..len) (copied unless must_free: then
+ * owned by MHD). retry_after > 0 adds Retry-After.
+ */
+static enum MHD_Result respond(struct MHD_Connection *c, struct reqlog *rl, unsigned status,
+			       const char *ctype, void *buf, size_t len, bool must_free,
+			       unsigned retry_after, bool attachment)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char ra[16];
+
+	r = MHD_create_response_from_buffer(len, buf, must_free ? MHD_RESPMEM_MUST_FREE
+							      : MHD_RESPMEM_MUST_COPY);
+	if (!r) {
+		if (must_free)
+			free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (attachment)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+					"attachment; filename=\"profile\"");
+	if (retry_after) {
+		snprintf(ra, sizeof(ra), "%u", retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+	}
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	log_request(rl, status, len);
+	return ret;
+}
+
+/* A plain-text error: the message and a newline. */
+static enum MHD_Result respond_text(struct MHD_Connection *c, struct reqlog *rl,
+				    unsigned status, const char *msg, unsigned retry_after)
+{
+	char body[1024];
+	int n = snprintf(body, sizeof(body), "%s\n", msg);
+
+	if (status >= 400)
+		snprintf(rl->note, sizeof(rl->note), "%s", msg);
+	return respond(c, rl, status, "text/plain; charset=utf-8", body,
+		       n < 0 ? 0 : (size_t)n < sizeof(body) ? (size_t)n : sizeof(body) - 1,
+		       false, retry_after, false);
+}
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+			       const char *value)
+{
+	struct reqlog *rl = cls;
+	size_t l = strlen(rl->target);
+
+	(void)kind;
+	snprintf(rl->target + l, sizeof(rl->target) - l, "%s%s%s%s",
+		 strchr(rl->target, '?') ? "&" : "?", key, value ? "=" : "", value ? value : "");
+	return MHD_YES;
+}
+
+static void describe_request(struct MHD_Connection *c, const char *url, struct reqlog *rl)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	struct timespec ts;
+
+	snprintf(rl->client, sizeof(rl->client), "?");
+	if (ci && ci->client_addr) {
+		const struct sockaddr *sa = ci->client_addr;
+		char ip[INET6_ADDRSTRLEN] = "?";
+
+		if (sa->sa_family == AF_INET) {
+			const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+			inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+			snprintf(rl->client, sizeof(rl->client), "%s:%u", ip, ntohs(in->sin_port));
+		} else if (sa->sa_family == AF_INET6) {
+			const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+			inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+			snprintf(rl->client, sizeof(rl->client), "[%s]:%u", ip, ntohs(in6->sin6_port));
+		}
+	}
+	snprintf(rl->target, sizeof(rl->target), "%s", url);
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, rl);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	rl->start = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the endpoints ------------------------------------------------------- */
+
+static bool target_alive(const struct server *sv)
+{
+	return kill(sv->pid, 0) == 0 || errno == EPERM;
+}
+
+static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, struct reqlog *rl)
+{
+	char *body = NULL;
+	int n = asprintf(&body,
+		"<html><head><title>/debug/pprof/</title></head><body>\n"
+		"<p>/debug/pprof/ - pmutop %s, PMU sampling profiles of pid %d (%s)</p>\n"
+		"<table>\n"
+		"<tr><td><a href=\"profile?seconds=%u\">profile</a></td><td>a pprof profile of every "
+		"thread, sampled on a PMU event</td></tr>\n"
+		"</table>\n"
+		"<p>Parameters of /debug/pprof/profile:</p><ul>\n"
+		"<li><code>seconds</code>: how long to sample (default %u, at most %u)</li>\n"
+		"<li><code>event</code>: %s; <code>timer</code> is the 100 Hz OS-timer baseline; raw codes "
+		"<code>rUUEE</code>. Default cycles, or task-clock when this machine has no "
+		"hardware PMU (an explicit hardware event there gets 501).</li>\n"
+		"<li><code>period</code>: events per sample (default: the event's preset)</li>\n"
+		"</ul>\n"
+		"<p>One request per event at a time; others get 429 with Retry-After.</p>\n"
+		"<p>Example: <code>go tool pprof http://HOST:PORT/debug/pprof/profile?seconds=5&amp;"
+		"event=task-clock</code></p>\n"
+		"</body></html>\n",
+		PMUTOP_VERSION, (int)sv->pid, sv->cmdline, DEFAULT_SECONDS, DEFAULT_SECONDS,
+		sv->o->http_max_seconds, sv->events_list);
+
+	if (n < 0)
+		return respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", 0);
+	return respond(c, rl, MHD_HTTP_OK, "text/html; charset=utf-8", body, (size_t)n, true, 0,
+		       false);
+}
+
+/* Whether the client hung up (its end of the socket is closed). */
+static bool client_gone(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd p;
+
+	if (!ci)
+		return false;
+	p.fd = ci->connect_fd;
+	p.events = POLLRDHUP;
+	p.revents = 0;
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/*
+ * Take a profiling slot for event, or say how long until one frees up
+ * (*retry, seconds) and why. Returns the slot index or -1.
+ */
+static int slot_take(struct server *sv, const char *event, double seconds, unsigned *retry,
+		     const char **why)
+{
+	uint64_t now = mono_ns(), soonest = UINT64_MAX;
+	int i, free_slot = -1, busy = 0;
+
+	pthread_mutex_lock(&sv->lock);
+	for (i = 0; i < MAX_ACTIVE; i++) {
+		struct slot *s = &sv->slots[i];
+
+		if (!s->busy) {
+			if (free_slot < 0)
+				free_slot = i;
+			continue;
+		}
+		busy++;
+		if (!strcmp(s->event, event)) {
+			*retry = s->deadline_ns > now
+				 ? (unsigned)((s->deadline_ns - now + 999999999ULL) / 1000000000ULL) : 1;
+			*why = "a profile of this event is already being taken";
+			pthread_mutex_unlock(&sv->lock);
+			return -1;
+		}
+		if (s->deadline_ns < soonest)
+			soonest = s->deadline_ns;
+	}
+	if (free_slot < 0) {
+		*retry = soonest > now ? (unsigned)((soonest - now + 999999999ULL) / 1000000000ULL) : 1;
+		*why = "too many profiles are being taken at once";
+		pthread_mutex_unlock(&sv->lock);
+		return -1;
+	}
+	sv->slots[free_slot].busy = true;
+	snprintf(sv->slots[free_slot].event, sizeof(sv->slots[free_slot].event), "%s", event);
+	sv->slots[free_slot].deadline_ns = now + (uint64_t)(seconds * 1e9);
+	pthread_mutex_unlock(&sv->lock);
+	(void)busy;
+	return free_slot;
+}
+
+static bool slots_busy(struct server *sv)
+{
+	bool busy = false;
+
+	pthread_mutex_lock(&sv->lock);
+	for (int i = 0; i < MAX_ACTIVE; i++)
+		busy |= sv->slots[i].busy;
+	pthread_mutex_unlock(&sv->lock);
+	return busy;
+}
+
+static void slot_release(struct server *sv, int i)
+{
+	pthread_mutex_lock(&sv->lock);
+	sv->slots[i].busy = false;
+	pthread_mutex_unlock(&sv->lock);
+}
+
+static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, struct reqlog *rl)
+{
+	struct http_profile_req rq;
+	struct pmutop_opts o;
+	struct session_status st;
+	struct session *s;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	const char *why;
+	unsigned retry = 0;
+	char err[768];
+	enum MHD_Result ret;
+	bool gone = false;
+	int slot, r;
+
+	if (http_parse_profile_query(
+		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"),
+		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "event"),
+		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period"),
+		    sv->o->http_max_seconds, &rq, err, sizeof(err)))
+		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST, err, 0);
+	/* Say "not here" now, not after `seconds` of nothing. */
+	if (rq.event_given && (r = events_probe(&rq.event, sv->o->kernel)) != 0) {
+		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
+			snprintf(err, sizeof(err), "event %s is not supported on this machine (no "
+				 "hardware PMU exposed?); try event=task-clock", rq.event.name);
+			return respond_text(c, rl, MHD_HTTP_NOT_IMPLEMENTED, err, 0);
+		}
+		proc_explain_perf_error(-r, getpid(), rq.event.name, err, sizeof(err));
+		return respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, err, 0);
+	}
+	if (atomic_load(&sv->stopping))
+		return respond_text(c, rl, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down", 0);
+	slot = slot_take(sv, rq.event.name, rq.seconds, &retry, &why);
+	if (slot < 0)
+		return respond_text(c, rl, MHD_HTTP_TOO_MANY_REQUESTS, why, retry);
+
+	o = *sv->o;
+	o.event = rq.event;
+	o.events[0] = rq.event;
+	o.nevents = 1;
+	o.event_given = rq.event_given;
+	o.period = rq.period;
+	o.freq = 0;
+	o.duration = rq.seconds;
+	o.dump = NULL;
+	o.quiet = true;
+	o.http = NULL;
+	s = session_start(&o, err, sizeof(err));
+	if (!s) {
+		slot_release(sv, slot);
+		return respond_text(c, rl, target_alive(sv) ? MHD_HTTP_INTERNAL_SERVER_ERROR
+							     : MHD_HTTP_SERVICE_UNAVAILABLE, err, 0);
+	}
+	while (session_poll(s, POLL_MS) == SESSION_RUNNING) {
+		if (atomic_load(&sv->stopping))
+			break;
+		if (client_gone(c)) {
+			gone = true;
+			break;
+		}
+	}
+	session_stop(s);
+	session_get_status(s, &st);
+	if (st.state == SESSION_SIGNALLED && st.signal) {
+		/* Our signalfd read the server's signal: hand it to the main thread. */
+		int sig = st.signal;
+
+		if (write(sv->wake[1], &sig, sizeof(sig)) < 0)
+			atomic_store(&sv->stopping, true);
+	}
+	if (gone) {
+		snprintf(rl->note, sizeof(rl->note), "client went away after %.1f s; profile dropped",
+			 st.elapsed);
+		log_request(rl, 499, 0);
+		ret = MHD_NO; /* close the connection, send nothing */
+	} else if (atomic_load(&sv->stopping) || (st.state == SESSION_SIGNALLED && st.signal)) {
+		ret = respond_text(c, rl, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down", 0);
+	} else if (st.state == SESSION_FAILED) {
+		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, st.why, 0);
+	} else if ((r = pprof_encode(session_aggregate(s), &buf, &len)) != 0) {
+		snprintf(err, sizeof(err), "cannot encode the profile: %s", strerror(-r));
+		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, err, 0);
+	} else {
+		snprintf(rl->note, sizeof(rl->note), "%" PRIu64 " samples of %s in %.2f s%s",
+			 st.samples, st.event.name, st.elapsed,
+			 st.state == SESSION_TARGET_EXITED ? " (target exited)" : "");
+		ret = respond(c, rl, MHD_HTTP_OK, "application/octet-stream", buf, len, true, 0,
+			      true);
+	}
+	session_free(s);
+	slot_release(sv, slot);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls)
+{
+	static int seen;
+	struct server *sv = cls;
+	struct reqlog rl = { 0 };
+	bool head;
+
+	(void)version;
+	(void)upload_data;
+	if (!*req_cls) { /* headers only so far: answer once the request is complete */
+		*req_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size) { /* a body: not wanted, skip it */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	describe_request(c, url, &rl);
+	head = !strcmp(method, "HEAD");
+	if (strcmp(method, "GET") && !head)
+		return respond_text(c, &rl, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is supported", 0);
+	if (!strcmp(url, "/healthz")) {
+		if (!target_alive(sv))
+			return respond_text(c, &rl, MHD_HTTP_SERVICE_UNAVAILABLE, "target exited", 0);
+		return respond(c, &rl, MHD_HTTP_OK, "text/plain; charset=utf-8", "ok\n", 3, false,
+			       0, false);
+	}
+	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
+		return index_page(sv, c, &rl);
+	if (!strcmp(url, "/debug/pprof/profile")) {
+		if (head)
+			return respond_text(c, &rl, MHD_HTTP_METHOD_NOT_ALLOWED,
+					    "use GET: a profile takes `seconds` to sample", 0);
+		return profile(sv, c, &rl);
+	}
+	/* Profiles arrive symbolized; tell pprof there is nothing to look up. */
+	if (!strcmp(url, "/debug/pprof/symbol"))
+		return respond(c, &rl, MHD_HTTP_OK, "text/plain; charset=utf-8", "num_symbols: 0\n",
+			       15, false, 0, false);
+	return respond_text(c, &rl, MHD_HTTP_NOT_FOUND,
+			    "not found (try /debug/pprof/, /debug/pprof/profile or /healthz)", 0);
+}
+
+/* ---- the server ----------------------------------------------------------- */
+
+static void list_events(struct server *sv)
+{
+	size_t l = 0;
+
+	for (size_t i = 0; events_builtin(i); i++) {
+		const struct pmu_event *ev = events_builtin(i);
+
+		if (events_probe(ev, sv->o->kernel) != 0)
+			continue;
+		l += (size_t)snprintf(sv->events_list + l, sizeof(sv->events_list) - l, "%s<code>%s</code>",
+				      l ? ", " : "", ev->name);
+		if (l >= sizeof(sv->events_list))
+			break;
+	}
+	if (!l)
+		snprintf(sv->events_list, sizeof(sv->events_list), "(none opens here)");
+}
+
+static void addr_text(const struct sockaddr_storage *ss, unsigned port, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, port);
+	} else {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, port);
+	}
+}
+
+int http_serve(const struct pmutop_opts *o)
+{
+	struct server *sv = calloc(1, sizeof(*sv));
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	struct MHD_Daemon *d = NULL;
+	const union MHD_DaemonInfo *di;
+	sigset_t mask, old;
+	char err[768], where[96];
+	int sigfd = -1, pidfd = -1, rc = 1;
+	unsigned flags, port;
+
+	if (!sv) {
+		fprintf(stderr, "pmutop: out of memory\n");
+		return 1;
+	}
+	sv->o = o;
+	sv->pid = o->pid;
+	sv->wake[0] = sv->wake[1] = -1;
+	pthread_mutex_init(&sv->lock, NULL);
+	if (http_parse_listen(o->http, &ss, &sslen, err, sizeof(err))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	if (proc_check_target(sv->pid, err, sizeof(err))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		goto out;
+	}
+	proc_cmdline(sv->pid, sv->cmdline, sizeof(sv->cmdline));
+	list_events(sv);
+
+	/* Before any thread exists, so that all of them inherit it (see the header). */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	pidfd = (int)syscall(SYS_pidfd_open, sv->pid, 0);
+	if (sigfd < 0 || pipe2(sv->wake, O_CLOEXEC | O_NONBLOCK)) {
+		fprintf(stderr, "pmutop: cannot set up the server: %s\n", strerror(errno));
+		goto restore;
+	}
+
+	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+		MHD_USE_ERROR_LOG;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					     : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, sv,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, o->http_max_seconds + 60u,
+			     MHD_OPTION_END);
+	if (!d) {
+		addr_text(&ss, port, where, sizeof(where));
+		fprintf(stderr, "pmutop: cannot listen on %s (in use, or not an address of this "
+			"machine?)\n", where);
+		goto restore;
+	}
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	if (di && di->port)
+		port = di->port;
+	addr_text(&ss, port, where, sizeof(where));
+	fprintf(stderr, "pmutop: serving profiles of pid %d (%s) at http://%s/debug/pprof/ "
+		"(profile?seconds=N&event=E&period=P, at most %u s)\n", (int)sv->pid, sv->cmdline,
+		where, o->http_max_seconds);
+
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = sigfd, .events = POLLIN },
+			{ .fd = sv->wake[0], .events = POLLIN },
+			{ .fd = pidfd, .events = POLLIN },
+		};
+		int n = poll(p, pidfd >= 0 ? 3 : 2, pidfd >= 0 ? -1 : 1000);
+
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "pmutop: poll failed: %s\n", strerror(errno));
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si))
+				fprintf(stderr, "pmutop: %s: stopping the server\n",
+					strsignal((int)si.ssi_signo));
+			break;
+		}
+		if (p[1].revents & POLLIN) {
+			int sig = 0;
+
+			if (read(sv->wake[0], &sig, sizeof(sig)) == sizeof(sig))
+				fprintf(stderr, "pmutop: %s: stopping the server\n", strsignal(sig));
+			break;
+		}
+		if ((pidfd >= 0 && (p[2].revents & POLLIN)) || (pidfd < 0 && !target_alive(sv))) {
+			fprintf(stderr, "pmutop: target %d exited: stopping the server\n", (int)sv->pid);
+			/* Profiles in flight end by themselves now: let them be sent. */
+			for (int i = 0; i < 50 && slots_busy(sv); i++)
+				usleep(100000);
+			break;
+		}
+	}
+	rc = 0;
+	atomic_store(&sv->stopping, true);
+	MHD_stop_daemon(d); /* joins the connection threads: they notice `stopping` */
+restore:
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+out:
+	if (sigfd >= 0)
+		close(sigfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (sv->wake[0] >= 0)
+		close(sv->wake[0]);
+	if (sv->wake[1] >= 0)
+		close(sv->wake[1]);
+	pthread_mutex_destroy(&sv->lock);
+	free(sv);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/*
+ * load.c - print a saved pprof profile's table (--load without a terminal).
+ */
+#include "pmutop/frontend/load.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/profile/pprof_read.h"
+#include "pmutop/profile/table.h"
+
+int load_run(const struct pmutop_opts *o)
+{
+	struct aggregate *a = NULL;
+	const struct agg_info *info;
+	struct top_table t;
+	char err[768];
+	size_t nthreads;
+	int rc = 0;
+
+	if (pprof_read_file(o->load, &a, err, sizeof(err))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		return 1;
+	}
+	info = aggregate_info_const(a);
+	aggregate_threads(a, &nthreads);
+	if (!o->quiet)
+		fprintf(stderr, "pmutop: %s: %llu samples of %s (%s) from %zu threads; lost %llu\n",
+			o->load, (unsigned long long)info->samples, info->event, info->event_unit,
+			nthreads, (unsigned long long)info->lost);
+	if (top_table_build(a, 0, TOP_SORT_FLAT, &t) == 0) {
+		top_table_print(&t, stdout, o->top_rows, info->event_unit);
+		top_table_free(&t);
+	} else {
+		fprintf(stderr, "pmutop: out of memory\n");
+		rc = 1;
+	}
+	if (fflush(stdout) && errno != EPIPE)
+		rc = 1;
+	aggregate_free(a);
+	return rc;
+}

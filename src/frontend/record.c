@@ -1,0 +1,218 @@
+/*
+ * record.c - the batch front end: run a session to its end, then write the
+ * profile (--dump) or print the table, and a summary on stderr.
+ */
+#include "pmutop/frontend/record.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/profile/folded.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/frontend/session.h"
+#include "pmutop/unwind/unwind.h"
+#include "pmutop/profile/table.h"
+
+static void print_summary(const struct session *s, FILE *out)
+{
+	const struct agg_info *info = aggregate_info_const(session_aggregate(s));
+	struct session_status st;
+	uint64_t total = 0;
+
+	session_get_status(s, &st);
+	fprintf(out, "pmutop: stopped: %s\n", st.why);
+	{
+		char evs[512] = "";
+		for (size_t k = 0; k < st.nevents; k++) {
+			uint64_t period;
+			const struct pmu_event *ev = session_event(s, k, &period);
+			size_t l = strlen(evs);
+			snprintf(evs + l, sizeof(evs) - l, "%s%s (%s %llu)", k ? ", " : "", ev->name,
+				 st.freq ? "freq" : "period", (unsigned long long)period);
+		}
+		fprintf(out,
+			"pmutop: %llu samples of %s in %.2f s from %zu threads on %u CPUs; "
+			"lost %llu, throttled %llu\n",
+			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen, st.ncpus,
+			(unsigned long long)st.lost, (unsigned long long)st.throttled);
+	}
+	if (st.lost)
+		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
+			"try a larger --mmap-pages or a longer --period\n",
+			(unsigned long long)st.lost);
+	if (st.unwind.verified)
+		fprintf(out, "pmutop: unwind check: %llu samples unwound by both the fast path and "
+			"libunwind, %llu differ (libunwind stopped short on %llu more)\n",
+			(unsigned long long)st.unwind.verified,
+			(unsigned long long)st.unwind.mismatches,
+			(unsigned long long)st.unwind.ref_short);
+	for (int i = 0; i < UNWIND_NOUTCOMES; i++)
+		total += info->outcomes[i];
+	if (total) {
+		fprintf(out, "pmutop: unwind:");
+		for (int i = 0; i < UNWIND_NOUTCOMES; i++)
+			if (info->outcomes[i])
+				fprintf(out, " %s %.1f%%", unwind_outcome_name(i),
+					100.0 * (double)info->outcomes[i] / (double)total);
+		fprintf(out, "\n");
+	}
+	{
+		char line[768];
+		if (session_engine_summary(s, line, sizeof(line)))
+			fprintf(out, "pmutop: %s\n", line);
+	}
+}
+
+static void print_exit(const struct pmutop_opts *o, int status, FILE *out)
+{
+	if (!o->cmd || status < 0)
+		return;
+	if (WIFEXITED(status))
+		fprintf(out, "pmutop: %s exited with status %d\n", o->cmd[0], WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(out, "pmutop: %s was killed by signal %d (%s)\n", o->cmd[0],
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
+/* FILE.pb.gz → FILE.EVENT.pb.gz (or FILE.EVENT when FILE has no .pb.gz/.gz). */
+static void split_name(const char *path, const char *event, char *out, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	const char *ext = NULL;
+	size_t plen = strlen(path);
+
+	base = base ? base + 1 : path;
+	if (plen > 6 && !strcmp(path + plen - 6, ".pb.gz") && path + plen - 6 > base)
+		ext = path + plen - 6;
+	else if (plen > 3 && !strcmp(path + plen - 3, ".gz") && path + plen - 3 > base)
+		ext = path + plen - 3;
+	if (ext)
+		snprintf(out, len, "%.*s.%s%s", (int)(ext - path), path, event, ext);
+	else
+		snprintf(out, len, "%s.%s", path, event);
+	/* Event names may carry ':' modifiers or '/' (never a path separator here). */
+	for (char *c = out + (base - path); *c; c++)
+		if (*c == '/')
+			*c = '_';
+}
+
+static int write_profiles(const struct pmutop_opts *o, const struct session *s, FILE *log)
+{
+	struct session_status st;
+	char err[768];
+	int rc = 0;
+
+	session_get_status(s, &st);
+	if (o->format == DUMP_FOLDED) {
+		if (folded_write(session_aggregate(s), o->folded_threads, o->dump, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 1;
+		}
+		if (!o->quiet)
+			fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > flame.svg)\n",
+				o->dump, o->dump);
+		return 0;
+	}
+	if (!o->dump_split || st.nevents < 2) {
+		if (pprof_write(session_aggregate(s), o->dump, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			return 1;
+		}
+		if (!o->quiet)
+			fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
+		return 0;
+	}
+	for (size_t k = 0; k < st.nevents; k++) {
+		char path[4096];
+		split_name(o->dump, session_event(s, k, NULL)->name, path, sizeof(path));
+		if (pprof_write_event(session_aggregate(s), (int)k, path, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			rc = 1;
+		} else if (!o->quiet) {
+			fprintf(log, "pmutop: wrote %s\n", path);
+		}
+	}
+	return rc;
+}
+
+/*
+ * --dump on a terminal: poll to the end like the plain loop, and keep one
+ * line on stderr current (elapsed, samples, lost, threads), 4 times a second,
+ * cut to the terminal's width so that it never wraps.
+ */
+static void progress_loop(struct session *s)
+{
+	struct session_status st;
+	struct winsize ws;
+	double next = 0;
+	char line[160];
+	size_t cols;
+
+	while (session_poll(s, 250) == SESSION_RUNNING) {
+		session_get_status(s, &st);
+		if (st.elapsed < next)
+			continue;
+		next = st.elapsed + 0.25;
+		cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+		snprintf(line, sizeof(line), "pmutop: %.1f s, %llu samples, %llu lost, %zu threads "
+			 "(Ctrl-C: stop and write)", st.elapsed, (unsigned long long)st.samples,
+			 (unsigned long long)st.lost, st.threads_attached);
+		if (cols - 1 < sizeof(line))
+			line[cols - 1] = 0;
+		fprintf(stderr, "\r%s\033[K", line);
+	}
+	fprintf(stderr, "\r\033[K");
+}
+
+int record_run(const struct pmutop_opts *o)
+{
+	struct session *s;
+	struct session_status st;
+	char err[768] = "";
+	int rc = 0;
+
+	if (o->dump && pprof_check_writable(o->dump, err, sizeof(err))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		return 2;
+	}
+	s = session_start(o, err, sizeof(err));
+	if (!s) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		return 1;
+	}
+	if (o->dump && !o->quiet && isatty(STDERR_FILENO))
+		progress_loop(s);
+	else
+		while (session_poll(s, -1) == SESSION_RUNNING)
+			;
+	session_stop(s);
+	session_get_status(s, &st);
+	if (!o->quiet)
+		print_summary(s, stderr);
+	if (st.state == SESSION_FAILED) {
+		fprintf(stderr, "pmutop: %s\n", st.why);
+		rc = 1;
+	}
+	if (o->dump) {
+		if (write_profiles(o, s, stderr))
+			rc = 1;
+	} else {
+		struct top_table t;
+		if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
+			top_table_print(&t, stdout, o->top_rows, st.event.unit);
+			top_table_free(&t);
+		}
+		if (fflush(stdout) && errno != EPIPE)
+			rc = 1;
+	}
+	print_exit(o, st.exit_status, stderr);
+	session_free(s);
+	return rc;
+}

@@ -1,0 +1,778 @@
+/*
+ * session.c - a live profiling session: attach or launch, then feed every
+ * sample through unwind → symbolize → aggregate.
+ *
+ * Single-threaded and event-driven: one epoll set holds the sampler's ring
+ * buffers, a signalfd (SIGINT/SIGTERM/SIGHUP) and a pidfd that becomes
+ * readable when the target exits. Whatever ends the session (duration,
+ * signal, target exit), session_stop() drains the buffers once more before
+ * the counters close, so no sample the kernel delivered is lost.
+ */
+#include "pmutop/frontend/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/unwind/callchain.h"
+#include "pmutop/frontend/cli.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/sample/perf_record.h"
+#include "pmutop/target/proc.h"
+#include "pmutop/unwind/ptrace_engine.h"
+#include "pmutop/sample/sampler.h"
+#include "pmutop/symbols/symbolize.h"
+#include "pmutop/unwind/unwind.h"
+
+#define RESCAN_INTERVAL_NS (50 * 1000000ULL)
+#define MAPS_RELOAD_MIN_NS (100 * 1000000ULL)
+
+enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
+
+struct session {
+	const struct pmutop_opts *o;
+	struct pmu_event event;          /* events[0] */
+	uint64_t period;                 /* periods[0] */
+	struct pmu_event events[PMUTOP_MAX_EVENTS];
+	uint64_t periods[PMUTOP_MAX_EVENTS];
+	size_t nevents;
+	bool freq;
+	pid_t pid;
+	bool launched, child_running, stopped;
+	int exit_status;
+	struct module_cache *modules;
+	struct maps *maps;
+	struct unwinder *unwinder;
+	struct symbol_cache *symcache;
+	struct aggregate *agg;
+	struct sampler *sampler;
+	struct sampler_stats last_stats; /* kept when the sampler closes */
+	struct ptrace_engine *pte;       /* --unwind=ptrace */
+	uint64_t *ips;
+	struct frame *frames;
+	int ep, sigfd, pidfd;
+	sigset_t old_mask;
+	bool mask_set;
+	uint64_t start_mono, deadline, next_rescan, last_maps_reload;
+	double start_cpu;
+	enum session_state state;
+	int signal;
+	char cmdline[256];
+	char proc_comm[16];
+	char why[128];
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Counters need one fd per thread and CPU: use all the fds we may have. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void name_thread(struct session *s, uint32_t tid)
+{
+	const struct agg_thread *t = aggregate_thread(s->agg, tid);
+	char name[32];
+
+	if (t && t->name[0])
+		return;
+	if (proc_thread_name(s->pid, (pid_t)tid, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s", s->proc_comm[0] ? s->proc_comm : "?");
+	aggregate_set_thread_name(s->agg, tid, name);
+}
+
+/* The stack of a sample by the snapshot or fp engine (--unwind). */
+static unsigned unwind_sample(struct session *s, const struct perf_sample *smp,
+			      enum unwind_outcome *outcome)
+{
+	if (s->o->unwind == UNWIND_ENGINE_FP)
+		return callchain_ips(smp, s->ips, s->o->max_depth, outcome);
+	return unwinder_unwind(s->unwinder, smp, s->ips, s->o->max_depth, outcome);
+}
+
+/* Symbolize and count one unwound sample (period 0: the event's nominal one). */
+static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uint64_t *ips,
+		      unsigned n, enum unwind_outcome outcome, uint64_t period)
+{
+	aggregate_info(s->agg)->outcomes[outcome]++;
+	symbolize_stack_cached(s->symcache, s->maps, ips, n, s->frames);
+	name_thread(s, tid);
+	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
+	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
+}
+
+static void ptrace_emit(void *arg, uint32_t tid, uint32_t event, const uint64_t *ips,
+			unsigned n, enum unwind_outcome outcome, uint64_t period)
+{
+	add_stack(arg, tid, event, ips, n, outcome, period);
+}
+
+static void handle_sample(struct session *s, const struct perf_sample *smp)
+{
+	struct agg_info *info = aggregate_info(s->agg);
+	enum unwind_outcome outcome;
+	unsigned n;
+
+	if (smp->pid != (uint32_t)s->pid) {
+		info->foreign++; /* a forked child on kernels without inherit_thread */
+		return;
+	}
+	if (s->pte) {
+		/* Interrupts the thread; the stack comes back through add_stack(). */
+		ptrace_engine_sample(s->pte, smp);
+		return;
+	}
+	n = unwind_sample(s, smp, &outcome);
+	/*
+	 * An IP outside every known mapping means we missed a mapping (the
+	 * vDSO after exec, a race at attach): re-read /proc/PID/maps, rarely.
+	 */
+	if (n && (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
+	    !maps_find(s->maps, s->ips[0])) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), gen = maps_generation(s->maps);
+		if (t - s->last_maps_reload > MAPS_RELOAD_MIN_NS) {
+			s->last_maps_reload = t;
+			/* Cached unwind rules only go when the map really changed. */
+			if (maps_load_proc(s->maps) == 0 && maps_generation(s->maps) != gen) {
+				unwinder_flush(s->unwinder);
+				n = unwind_sample(s, smp, &outcome);
+			}
+		}
+	}
+	add_stack(s, smp->tid, smp->event, s->ips, n, outcome, smp->period);
+}
+
+static int on_record(void *arg, const struct perf_rec *r)
+{
+	struct session *s = arg;
+	struct agg_info *info = aggregate_info(s->agg);
+
+	switch (r->kind) {
+	case PREC_SAMPLE:
+		handle_sample(s, &r->sample);
+		break;
+	case PREC_MMAP:
+		if (r->mmap.pid != (uint32_t)s->pid)
+			break;
+		maps_add(s->maps, r->mmap.start, r->mmap.len, r->mmap.pgoff,
+			 makedev(r->mmap.maj, r->mmap.min), r->mmap.ino,
+			 (r->mmap.prot & 4) != 0, r->mmap.filename);
+		/* New code at an address may replace old code with cached unwind rules. */
+		if (r->mmap.prot & 4)
+			unwinder_flush(s->unwinder);
+		break;
+	case PREC_COMM:
+		if (r->comm.pid != (uint32_t)s->pid)
+			break;
+		if (r->comm.exec) {
+			maps_reset(s->maps);
+			unwinder_flush(s->unwinder);
+			snprintf(s->proc_comm, sizeof(s->proc_comm), "%s", r->comm.comm);
+		}
+		aggregate_set_thread_name(s->agg, r->comm.tid, r->comm.comm);
+		break;
+	case PREC_FORK:
+		if (s->pte && r->task.pid == (uint32_t)s->pid)
+			ptrace_engine_thread_new(s->pte, (pid_t)r->task.tid);
+		break;
+	case PREC_EXIT:
+		if (r->task.pid == (uint32_t)s->pid)
+			sampler_thread_exited(s->sampler, (pid_t)r->task.tid);
+		break;
+	case PREC_LOST:
+	case PREC_LOST_SAMPLES:
+		info->lost += r->lost;
+		break;
+	case PREC_THROTTLE:
+		info->throttled++;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Fork the command, held before exec until its counters are attached: the
+ * child waits on a pipe, then execs; an exec failure comes back through a
+ * close-on-exec pipe. Returns the child's pid, or -1 with err filled.
+ */
+static pid_t launch(char **cmd, int *go_fd, int *status_fd, char *err, size_t errlen)
+{
+	int go[2], status[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		goto fail;
+	if (pipe2(status, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(status[0]);
+		close(status[1]);
+		goto fail;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(status[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127); /* pmutop gave up before starting us */
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(status[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(status[1]);
+	*go_fd = go[1];
+	*status_fd = status[0];
+	return pid;
+fail:
+	snprintf(err, errlen, "cannot start %s: %s", cmd[0], strerror(errno));
+	return -1;
+}
+
+/*
+ * Check every event opens here. Without -e, a machine with no PMU falls back
+ * from cycles to task-clock (and says so); an event the user named is never
+ * silently replaced. Precision (:p..:ppp) is lowered to what the CPU takes.
+ */
+static int resolve_events(const struct pmutop_opts *o, struct pmu_event *evs, size_t *n,
+			  char *err, size_t errlen)
+{
+	*n = o->nevents ? o->nevents : 1;
+	for (size_t k = 0; k < *n; k++) {
+		struct pmu_event *ev = &evs[k];
+		int r;
+
+		*ev = o->nevents ? o->events[k] : o->event;
+		r = events_probe(ev, o->kernel);
+		while (r && ev->precise > 0 && (r == -EINVAL || r == -EOPNOTSUPP)) {
+			ev->precise--;
+			r = events_probe(ev, o->kernel);
+			if (!r)
+				fprintf(stderr, "pmutop: %s: precise_ip lowered to %u, the most this CPU "
+					"accepts\n", ev->name, ev->precise);
+		}
+		if (r == 0)
+			continue;
+		if (!o->event_given && *n == 1 && ev->hardware &&
+		    (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV)) {
+			struct pmu_event fb;
+			char e2[128];
+			if (events_parse("task-clock", &fb, e2, sizeof(e2)) == 0 &&
+			    events_probe(&fb, o->kernel) == 0) {
+				fprintf(stderr, "pmutop: no hardware PMU here (%s is not supported); "
+					"falling back to task-clock\n", ev->name);
+				*ev = fb;
+				continue;
+			}
+		}
+		r = proc_explain_perf_error(-r, getpid(), ev->name, err, errlen);
+		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
+			size_t l = strlen(err);
+			snprintf(err + l, errlen - l, " (pmutop --list-events shows what opens here)");
+		}
+		return r;
+	}
+	return 0;
+}
+
+/* Reap the launched command, ending it first when asked. Returns its wait status. */
+static int end_child(pid_t pid, bool terminate)
+{
+	int status = 0;
+
+	if (terminate)
+		kill(pid, SIGTERM);
+	for (int i = 0; i < 300; i++) {
+		pid_t r = waitpid(pid, &status, terminate ? WNOHANG : 0);
+		if (r == pid)
+			return status;
+		if (r < 0)
+			return -1;
+		struct timespec ts = { 0, 10 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static int setup_loop(struct session *s, char *err, size_t errlen)
+{
+	sigset_t mask;
+	struct epoll_event e1 = { .events = EPOLLIN, .data.u32 = EP_SAMPLER };
+	struct epoll_event e2 = { .events = EPOLLIN, .data.u32 = EP_SIGNAL };
+	struct epoll_event e3 = { .events = EPOLLIN, .data.u32 = EP_PIDFD };
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &s->old_mask);
+	s->mask_set = true;
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->sigfd < 0 || s->ep < 0 ||
+	    epoll_ctl(s->ep, EPOLL_CTL_ADD, sampler_fd(s->sampler), &e1) ||
+	    epoll_ctl(s->ep, EPOLL_CTL_ADD, s->sigfd, &e2) ||
+	    (s->pidfd >= 0 && epoll_ctl(s->ep, EPOLL_CTL_ADD, s->pidfd, &e3))) {
+		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+struct session *session_start(const struct pmutop_opts *o, char *err, size_t errlen)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct sampler_config cfg = { 0 };
+	int go_fd = -1, status_fd = -1;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->o = o;
+	s->ep = s->sigfd = s->pidfd = -1;
+	s->exit_status = -1;
+	raise_fd_limit();
+	if (resolve_events(o, s->events, &s->nevents, err, errlen))
+		goto fail;
+	s->event = s->events[0];
+
+	if (o->cmd) {
+		s->pid = launch(o->cmd, &go_fd, &status_fd, err, errlen);
+		if (s->pid < 0)
+			goto fail;
+		s->launched = s->child_running = true;
+		snprintf(s->cmdline, sizeof(s->cmdline), "%s", o->cmd[0]);
+		for (char **a = o->cmd + 1; *a; a++) {
+			size_t l = strlen(s->cmdline);
+			snprintf(s->cmdline + l, sizeof(s->cmdline) - l, " %s", *a);
+		}
+	} else {
+		s->pid = o->pid;
+		if (proc_check_target(s->pid, err, errlen))
+			goto fail;
+		proc_cmdline(s->pid, s->cmdline, sizeof(s->cmdline));
+	}
+
+	s->modules = module_cache_new();
+	s->maps = s->modules ? maps_new(s->pid, s->modules) : NULL;
+	s->unwinder = s->maps ? unwinder_new(s->maps) : NULL;
+	s->symcache = symbol_cache_new();
+	s->agg = aggregate_new();
+	s->ips = calloc(o->max_depth + 2, sizeof(*s->ips));
+	s->frames = calloc(o->max_depth + 2, sizeof(*s->frames));
+	if (!s->unwinder || !s->symcache || !s->agg || !s->ips || !s->frames) {
+		snprintf(err, errlen, "out of memory setting up");
+		goto fail;
+	}
+	if (!s->launched) {
+		int r = maps_load_proc(s->maps);
+		if (r) {
+			snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)s->pid, strerror(-r),
+				 r == -EACCES || r == -EPERM ? " (reading another user's process needs "
+				 "root or CAP_SYS_PTRACE)" : "");
+			goto fail;
+		}
+		proc_thread_name(s->pid, s->pid, s->proc_comm, sizeof(s->proc_comm));
+	}
+
+	cfg.pid = s->pid;
+	cfg.event = s->event;
+	s->freq = cfg.freq = o->freq != 0;
+	/* --period and -F apply to every event; otherwise each has its preset. */
+	for (size_t k = 0; k < s->nevents; k++)
+		s->periods[k] = o->freq ? o->freq : (o->period ? o->period : s->events[k].preset_period);
+	s->period = cfg.period = s->periods[0];
+	cfg.nevents = s->nevents;
+	memcpy(cfg.events, s->events, sizeof(cfg.events));
+	memcpy(cfg.periods, s->periods, sizeof(cfg.periods));
+	cfg.kernel = o->kernel;
+	cfg.stack_size = o->stack_size;
+	cfg.mmap_pages = o->mmap_pages;
+	cfg.enable_on_exec = s->launched;
+	if (o->unwind == UNWIND_ENGINE_PTRACE) {
+		/* Seize first: another tracer is reported before any counter opens. */
+		s->pte = ptrace_engine_new(s->pid, s->launched ? s->pid : 0, s->maps, s->unwinder,
+					   o->max_depth, o->stack_size, ptrace_emit, s, err, errlen);
+		if (!s->pte)
+			goto fail;
+		/* IPs only, and a wakeup per sample: the stop must follow it closely. */
+		cfg.stack_mode = SAMPLER_IP_ONLY;
+		cfg.wakeup_events = 1;
+	} else if (o->unwind == UNWIND_ENGINE_FP) {
+		cfg.stack_mode = SAMPLER_CALLCHAIN;
+	}
+	s->sampler = sampler_new(&cfg, err, errlen);
+	if (!s->sampler)
+		goto fail;
+	{
+		/* A buffer that cannot hold a couple of samples loses nearly all of them. */
+		struct sampler_stats ss;
+		uint64_t bytes;
+
+		sampler_get_stats(s->sampler, &ss);
+		bytes = (uint64_t)ss.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+		if (cfg.stack_mode == SAMPLER_STACK_COPY && bytes < 2 * ((uint64_t)o->stack_size + 1024))
+			fprintf(stderr, "pmutop: WARNING: %llu-byte ring buffers hold fewer than two "
+				"samples with a %u-byte stack copy: expect most samples lost "
+				"(raise --mmap-pages or lower --stack-size)\n",
+				(unsigned long long)bytes, o->stack_size);
+	}
+	{
+		struct agg_info *info = aggregate_info(s->agg);
+		info->event = s->event.name;
+		info->event_unit = s->event.unit;
+		info->period = cfg.freq ? 0 : cfg.period;
+		info->start_ns = now_ns(CLOCK_REALTIME);
+		info->nevents = s->nevents;
+		for (size_t k = 0; k < s->nevents; k++) {
+			info->events[k].name = s->events[k].name;
+			info->events[k].unit = s->events[k].unit;
+			info->events[k].period = cfg.freq ? 0 : s->periods[k];
+			info->events[k].scale = 1.0;
+		}
+	}
+	if (setup_loop(s, err, errlen))
+		goto fail;
+	if (s->pte) {
+		struct epoll_event e4 = { .events = EPOLLIN, .data.u32 = EP_PTRACE };
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, ptrace_engine_fd(s->pte), &e4)) {
+			snprintf(err, errlen, "cannot set up the event loop: %s", strerror(errno));
+			goto fail;
+		}
+	}
+
+	if (s->launched) {
+		char c = 'g';
+		int e;
+
+		if (write(go_fd, &c, 1) != 1) {
+			snprintf(err, errlen, "cannot start %s: %s", o->cmd[0], strerror(errno));
+			goto fail;
+		}
+		close(go_fd);
+		go_fd = -1;
+		/* EOF: exec succeeded (the pipe is close-on-exec); else its errno. */
+		if (read(status_fd, &e, sizeof(e)) == sizeof(e)) {
+			snprintf(err, errlen, "cannot run %s: %s", o->cmd[0], strerror(e));
+			goto fail;
+		}
+		close(status_fd);
+		status_fd = -1;
+	}
+
+	s->start_mono = now_ns(CLOCK_MONOTONIC);
+	s->start_cpu = cpu_seconds();
+	if (o->duration > 0)
+		s->deadline = s->start_mono + (uint64_t)(o->duration * 1e9);
+	s->next_rescan = s->start_mono + RESCAN_INTERVAL_NS;
+	return s;
+fail:
+	if (go_fd >= 0)
+		close(go_fd); /* the child reads EOF and exits without exec */
+	if (status_fd >= 0)
+		close(status_fd);
+	session_free(s);
+	return NULL;
+}
+
+static void set_state(struct session *s, enum session_state st, const char *why)
+{
+	if (s->state != SESSION_RUNNING)
+		return;
+	s->state = st;
+	snprintf(s->why, sizeof(s->why), "%s", why);
+}
+
+/*
+ * Without a pidfd (kernels before 5.3, seccomp, valgrind) the rescan's
+ * ESRCH is the only exit signal, and it never comes for a zombie: its
+ * /proc/PID/task still lists the leader. So look for the exit directly:
+ * reap our own command (keeping its status), or see a zombie state.
+ */
+static bool target_exited_nopidfd(struct session *s)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t r;
+	int fd, status;
+
+	if (s->child_running) {
+		if (waitpid(s->pid, &status, WNOHANG) != s->pid)
+			return false;
+		s->exit_status = status;
+		s->child_running = false;
+		return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return false;
+	buf[r] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+enum session_state session_poll(struct session *s, int timeout_ms)
+{
+	struct epoll_event evs[4];
+	uint64_t t = now_ns(CLOCK_MONOTONIC), wake = s->next_rescan;
+	int n;
+
+	if (s->stopped || s->state != SESSION_RUNNING)
+		return s->state;
+	/* Keep the profile's duration current: the live view writes it mid-run. */
+	aggregate_info(s->agg)->duration_ns = t - s->start_mono;
+	if (s->deadline && s->deadline < wake)
+		wake = s->deadline;
+	{
+		int until = wake > t ? (int)((wake - t + 999999) / 1000000) : 0;
+		if (timeout_ms < 0 || timeout_ms > until)
+			timeout_ms = until;
+	}
+	n = epoll_wait(s->ep, evs, 4, timeout_ms);
+	if (n < 0 && errno != EINTR) {
+		set_state(s, SESSION_FAILED, "epoll_wait failed");
+		return s->state;
+	}
+	sampler_drain(s->sampler, on_record, s);
+	if (s->pte)
+		ptrace_engine_process(s->pte);
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.u32 == EP_SIGNAL) {
+			struct signalfd_siginfo si;
+			if (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+				s->signal = (int)si.ssi_signo;
+				set_state(s, SESSION_SIGNALLED,
+					  si.ssi_signo == SIGINT ? "interrupted (SIGINT)"
+					  : si.ssi_signo == SIGTERM ? "terminated (SIGTERM)"
+					  : "hung up (SIGHUP)");
+			}
+		} else if (evs[i].data.u32 == EP_PIDFD) {
+			set_state(s, SESSION_TARGET_EXITED, "target exited");
+		}
+	}
+	t = now_ns(CLOCK_MONOTONIC);
+	if (s->deadline && t >= s->deadline)
+		set_state(s, SESSION_DURATION, "duration elapsed");
+	if (s->state == SESSION_RUNNING && t >= s->next_rescan) {
+		int r = sampler_rescan(s->sampler);
+		if (s->pidfd < 0 && (r == -ESRCH || target_exited_nopidfd(s)))
+			set_state(s, SESSION_TARGET_EXITED, "target exited");
+		s->next_rescan = t + RESCAN_INTERVAL_NS;
+	}
+	return s->state;
+}
+
+/*
+ * More events than the PMU has counters: the kernel time-shares them and
+ * each counts only part of the time. Scale each event's estimates by
+ * enabled/running (the profile's values are scaled) and say so.
+ */
+static void note_multiplexing(struct session *s)
+{
+	uint64_t enabled[PMUTOP_MAX_EVENTS], running[PMUTOP_MAX_EVENTS];
+	struct agg_info *info = aggregate_info(s->agg);
+
+	if (sampler_read_times(s->sampler, enabled, running))
+		return;
+	for (size_t k = 0; k < s->nevents; k++) {
+		if (!enabled[k] || !running[k] || running[k] >= enabled[k])
+			continue;
+		info->events[k].scale = (double)enabled[k] / (double)running[k];
+		if (info->events[k].scale > 1.01)
+			fprintf(stderr, "pmutop: WARNING: %s was multiplexed (counting %.0f%% of the "
+				"time): its counts are scaled by %.2f and are estimates\n",
+				s->events[k].name, 100.0 / info->events[k].scale, info->events[k].scale);
+	}
+}
+
+void session_stop(struct session *s)
+{
+	if (!s || s->stopped)
+		return;
+	s->stopped = true;
+	/* Everything written before the counters close is still ours. */
+	sampler_drain(s->sampler, on_record, s);
+	if (s->pte) {
+		/* Before the command is ended: a tracee would hold its SIGTERM for us. */
+		ptrace_engine_process(s->pte);
+		ptrace_engine_detach_all(s->pte, 2000);
+	}
+	aggregate_info(s->agg)->duration_ns = now_ns(CLOCK_MONOTONIC) - s->start_mono;
+	set_state(s, SESSION_SIGNALLED, "stopped");
+	if (s->child_running) {
+		/* A command we started is ours to end when sampling ends first. */
+		s->exit_status = end_child(s->pid, s->state != SESSION_TARGET_EXITED);
+		s->child_running = false;
+	}
+	sampler_get_stats(s->sampler, &s->last_stats);
+	note_multiplexing(s);
+	sampler_free(s->sampler);
+	s->sampler = NULL;
+	/* file:line and inlined frames, now that no ring buffer can overflow. */
+	aggregate_resolve_lines(s->agg);
+}
+
+int session_reset(struct session *s)
+{
+	struct aggregate *fresh = aggregate_new();
+	const struct agg_info *old;
+
+	if (!fresh)
+		return -ENOMEM;
+	old = aggregate_info_const(s->agg);
+	{
+		struct agg_info *info = aggregate_info(fresh);
+		info->event = old->event;
+		info->event_unit = old->event_unit;
+		info->period = old->period;
+		info->start_ns = now_ns(CLOCK_REALTIME);
+	}
+	aggregate_free(s->agg);
+	s->agg = fresh;
+	return 0;
+}
+
+const struct aggregate *session_aggregate(const struct session *s)
+{
+	return s->agg;
+}
+
+void session_get_status(const struct session *s, struct session_status *st)
+{
+	const struct agg_info *info = aggregate_info_const(s->agg);
+	double wall;
+
+	memset(st, 0, sizeof(*st));
+	st->pid = s->pid;
+	snprintf(st->cmdline, sizeof(st->cmdline), "%s", s->cmdline);
+	st->event = s->event;
+	st->nevents = s->nevents;
+	st->period = s->period;
+	st->freq = s->freq;
+	wall = s->stopped ? (double)info->duration_ns / 1e9
+			  : (double)(now_ns(CLOCK_MONOTONIC) - s->start_mono) / 1e9;
+	st->elapsed = wall;
+	st->samples = info->samples;
+	st->lost = info->lost;
+	st->throttled = info->throttled;
+	{
+		struct sampler_stats ss = s->last_stats;
+		if (s->sampler)
+			sampler_get_stats(s->sampler, &ss);
+		st->threads_seen = ss.threads_seen;
+		st->threads_attached = s->sampler ? ss.threads_attached : 0;
+		st->ncpus = ss.ncpus;
+	}
+	st->self_cpu = wall > 0 ? 100.0 * (cpu_seconds() - s->start_cpu) / wall : 0;
+	st->state = s->state;
+	st->signal = s->signal;
+	st->exit_status = s->exit_status;
+	st->why = s->why;
+	if (s->unwinder)
+		unwinder_get_stats(s->unwinder, &st->unwind);
+}
+
+const char *session_engine_summary(const struct session *s, char *buf, size_t len)
+{
+	if (!s->pte)
+		return NULL;
+	return ptrace_engine_summary(s->pte, buf, len);
+}
+
+int session_fd(const struct session *s)
+{
+	return s->ep;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	ptrace_engine_free(s->pte); /* detaches whatever is still traced */
+	s->pte = NULL;
+	if (s->child_running)
+		end_child(s->pid, true);
+	sampler_free(s->sampler);
+	unwinder_free(s->unwinder);
+	symbol_cache_free(s->symcache);
+	maps_free(s->maps);
+	aggregate_free(s->agg);
+	module_cache_free(s->modules);
+	free(s->ips);
+	free(s->frames);
+	if (s->ep >= 0)
+		close(s->ep);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->mask_set)
+		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	free(s);
+}
+
+const struct pmu_event *session_event(const struct session *s, size_t k, uint64_t *period)
+{
+	if (k >= s->nevents)
+		return NULL;
+	if (period)
+		*period = s->periods[k];
+	return &s->events[k];
+}

@@ -1,0 +1,564 @@
+/*
+ * stacks.c - `pmutop --stacks -p PID [--json]`: where is every thread now?
+ *
+ * For each thread in turn: PTRACE_SEIZE, PTRACE_INTERRUPT, wait for the
+ * stop, PTRACE_GETREGSET, one process_vm_readv of its stack, unwind with
+ * the sampling engines' unwinder (unwind.c), symbolize (symbolize.c) and
+ * add file:line and inlined calls from DWARF (debuginfo.c), then
+ * PTRACE_DETACH. The thread is stopped only
+ * for its own look (tens of microseconds to a few ms on first use of a
+ * module); the others run meanwhile. A signal that arrives for the thread
+ * while it is stopped is passed on at the detach, a group-stopped thread
+ * stays stopped.
+ *
+ * SIGINT/SIGTERM/SIGHUP (and SIGCHLD, which the waits sleep on) are blocked
+ * for the duration and checked between steps: on one, the current thread is
+ * detached and pmutop exits 128+signal without printing. If pmutop is
+ * killed outright, the kernel detaches the thread it held.
+ */
+#include "pmutop/frontend/stacks.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "pmutop/frontend/cli.h"
+#include "pmutop/symbols/debuginfo.h"
+#include "pmutop/symbols/demangle.h"
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/sample/perf_record.h"
+#include "pmutop/target/proc.h"
+#include "pmutop/unwind/ptrace_thread.h"
+#include "pmutop/symbols/symbolize.h"
+#include "pmutop/unwind/unwind.h"
+
+#define STACK_COPY (64 * 1024)
+#define STOP_TIMEOUT_MS 2000
+
+struct st_frame {
+	uint64_t ip;             /* as unwound: the IP, then return addresses */
+	struct frame f;          /* symbolized (callers at ip - 1) */
+	const struct src_line *src; /* inline chain, innermost first (debuginfo.h) */
+	unsigned nsrc;           /* 0: no debug info */
+};
+
+struct st_thread {
+	pid_t tid;
+	char name[32];
+	char state;              /* from /proc before we touched it */
+	bool gone;               /* exited while we looked */
+	bool stuck;              /* seized but never stopped (uninterruptible sleep) */
+	enum unwind_outcome outcome;
+	unsigned nframes;
+	struct st_frame *frames;
+	char error[256];
+};
+
+struct ctx {
+	pid_t pid;
+	unsigned max_depth;
+	struct maps *maps;
+	struct unwinder *unw;
+	uint8_t *stack;
+	uint64_t *ips;
+	struct frame *fr;
+	sigset_t quit;           /* signals that end --stacks early */
+	int quit_sig;
+};
+
+/* ---- JSON ---- */
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* No overlong forms, surrogates or values past U+10FFFF. */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void stacks_json_string(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+
+	fputc('"', out);
+	while (*s) {
+		int n;
+
+		switch (*s) {
+		case '"': fputs("\\\"", out); s++; continue;
+		case '\\': fputs("\\\\", out); s++; continue;
+		case '\n': fputs("\\n", out); s++; continue;
+		case '\r': fputs("\\r", out); s++; continue;
+		case '\t': fputs("\\t", out); s++; continue;
+		case '\b': fputs("\\b", out); s++; continue;
+		case '\f': fputs("\\f", out); s++; continue;
+		default: break;
+		}
+		if (*s < 0x20 || *s == 0x7f) {
+			fprintf(out, "\\u%04x", *s);
+			s++;
+			continue;
+		}
+		n = utf8_len(s);
+		if (!n) {
+			fputs("\\ufffd", out); /* not UTF-8: JSON text must be */
+			s++;
+			continue;
+		}
+		fwrite(s, 1, (size_t)n, out);
+		s += n;
+	}
+	fputc('"', out);
+}
+
+/* ---- looking at one thread ---- */
+
+static bool quit_pending(struct ctx *c)
+{
+	sigset_t pend;
+
+	if (c->quit_sig)
+		return true;
+	if (sigpending(&pend))
+		return false;
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sigismember(&c->quit, sig) == 1 && sigismember(&pend, sig) == 1) {
+			c->quit_sig = sig;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void unwind_thread(struct ctx *c, struct st_thread *th, const struct user_regs_struct *regs)
+{
+	struct perf_sample ps;
+	size_t got = 0;
+	unsigned n;
+
+	memset(&ps, 0, sizeof(ps));
+	pt_regs_to_sample(regs, &ps);
+	ps.pid = (uint32_t)c->pid;
+	ps.tid = (uint32_t)th->tid;
+	if (pt_read_stack(c->pid, regs->rsp, c->stack, STACK_COPY, &got))
+		got = 0;
+	ps.stack = c->stack;
+	ps.stack_size = got;
+	n = unwinder_unwind(c->unw, &ps, c->ips, c->max_depth, &th->outcome);
+	symbolize_stack(c->maps, c->ips, n, c->fr);
+	th->frames = calloc(n ? n : 1, sizeof(*th->frames));
+	if (!th->frames) {
+		snprintf(th->error, sizeof(th->error), "out of memory");
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct st_frame *f = &th->frames[i];
+		f->ip = c->ips[i];
+		f->f = c->fr[i];
+		if (f->f.map && f->f.map->mod && f->f.map->dbg)
+			f->nsrc = debuginfo_lookup(f->f.map->dbg, f->f.map, f->f.addr, &f->src);
+		/* No ELF symbol (a local one of a stripped library): DWARF may know it. */
+		if (!f->f.func && f->nsrc && f->src[f->nsrc - 1].func)
+			f->f.func = f->src[f->nsrc - 1].func;
+	}
+	th->nframes = n;
+}
+
+/*
+ * Seize, stop, read, detach one thread. Returns 0 (th filled, or th->gone,
+ * or th->error for a thread that did not stop), or -errno for a failure
+ * that ends --stacks (message in err).
+ */
+static int look(struct ctx *c, struct st_thread *th, char *err, size_t errlen)
+{
+	struct user_regs_struct regs;
+	struct pt_stop st;
+	int status, r;
+
+	th->state = pt_thread_state(c->pid, th->tid);
+	if (proc_thread_name(c->pid, th->tid, th->name, sizeof(th->name)))
+		snprintf(th->name, sizeof(th->name), "?");
+	r = pt_seize(th->tid);
+	if (r == -ESRCH) {
+		th->gone = true;
+		return 0;
+	}
+	if (r)
+		return pt_explain_seize_error(-r, c->pid, th->tid, err, errlen);
+	r = pt_interrupt(th->tid);
+	if (r) {
+		th->gone = true; /* seized but gone already */
+		return 0;
+	}
+	r = pt_wait(th->tid, STOP_TIMEOUT_MS, &c->quit, &status);
+	if (r == -EINTR) {
+		/* Leaving: give the thread a moment to stop so it can be detached. */
+		quit_pending(c);
+		if (pt_wait(th->tid, 500, NULL, &status) == 0) {
+			pt_classify(status, &st);
+			pt_detach(th->tid, &st);
+		}
+		return -EINTR;
+	}
+	if (r == -ETIMEDOUT) {
+		/* Uninterruptible sleep: it stays seized until we exit (the kernel detaches). */
+		th->stuck = true;
+		snprintf(th->error, sizeof(th->error),
+			 "did not stop within %d ms (state %c: %s)", STOP_TIMEOUT_MS,
+			 pt_thread_state(c->pid, th->tid), pt_state_name(pt_thread_state(c->pid, th->tid)));
+		return 0;
+	}
+	if (r) {
+		th->gone = true;
+		return 0;
+	}
+	pt_classify(status, &st);
+	if (st.ev == PT_GONE) {
+		th->gone = true;
+		return 0;
+	}
+	if (pt_get_regs(th->tid, &regs) == 0)
+		unwind_thread(c, th, &regs);
+	else
+		snprintf(th->error, sizeof(th->error), "cannot read its registers: %s",
+			 strerror(errno));
+	pt_detach(th->tid, &st);
+	return 0;
+}
+
+/* ---- output ---- */
+
+static const char *module_name(const struct frame *f)
+{
+	const char *p;
+
+	if (!f->map)
+		return "?";
+	if (!f->map->path[0])
+		return "[anon]";
+	p = strrchr(f->map->path, '/');
+	return p ? p + 1 : f->map->path;
+}
+
+/* A symbol as people read it (C++/Rust demangled). */
+static void print_name(FILE *out, const char *sym)
+{
+	char *d = demangle(sym);
+
+	fputs(d ? d : sym, out);
+	free(d);
+}
+
+static void print_src(FILE *out, const struct src_line *l)
+{
+	const char *b;
+
+	if (!l->file || !l->line)
+		return;
+	b = strrchr(l->file, '/');
+	fprintf(out, " at %s:%u", b ? b + 1 : l->file, l->line);
+}
+
+static void json_name(FILE *out, const char *sym)
+{
+	char *d = demangle(sym);
+
+	stacks_json_string(out, d ? d : sym);
+	free(d);
+}
+
+static void json_src(FILE *out, const struct src_line *l)
+{
+	if (!l->file || !l->line)
+		return;
+	fprintf(out, ",\"file\":");
+	stacks_json_string(out, l->file);
+	fprintf(out, ",\"line\":%u", l->line);
+}
+
+static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct st_thread *ts,
+		       size_t n)
+{
+	char buf[256];
+
+	fprintf(out, "Process %d: %s\n", (int)pid, cmdline);
+	for (size_t i = 0; i < n; i++) {
+		const struct st_thread *th = &ts[i];
+
+		if (th->gone)
+			continue;
+		fprintf(out, "\nThread %d \"%s\" (%c: %s)\n", (int)th->tid, th->name, th->state,
+			pt_state_name(th->state));
+		if (th->error[0]) {
+			fprintf(out, "    (%s)\n", th->error);
+			continue;
+		}
+		for (unsigned k = 0; k < th->nframes; k++) {
+			const struct st_frame *f = &th->frames[k];
+			const char *fn = f->f.func ? f->f.func
+						   : symbolize_fallback_name(&f->f, buf, sizeof(buf));
+
+			/* Calls inlined at this address first, innermost first. */
+			for (unsigned j = 0; j + 1 < f->nsrc; j++) {
+				fprintf(out, "    %-4s %18s ", "", "(inlined)");
+				print_name(out, f->src[j].func ? f->src[j].func : "?");
+				fprintf(out, " (%s)", module_name(&f->f));
+				print_src(out, &f->src[j]);
+				fputc('\n', out);
+			}
+			fprintf(out, "    #%-3u 0x%016" PRIx64 " ", k, f->ip);
+			print_name(out, fn);
+			fprintf(out, " (%s)", module_name(&f->f));
+			if (f->nsrc)
+				print_src(out, &f->src[f->nsrc - 1]);
+			fputc('\n', out);
+		}
+		if (th->outcome != UNWIND_ROOT)
+			fprintf(out, "    (unwind ended: %s)\n", unwind_outcome_name(th->outcome));
+	}
+}
+
+static void print_json(FILE *out, pid_t pid, const char *cmdline, const struct st_thread *ts,
+		       size_t n)
+{
+	char buf[256], st[2] = { 0, 0 };
+	bool first = true;
+
+	fprintf(out, "{\"pid\":%d,\"command\":", (int)pid);
+	stacks_json_string(out, cmdline);
+	fprintf(out, ",\"threads\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct st_thread *th = &ts[i];
+
+		if (th->gone)
+			continue;
+		fprintf(out, "%s\n {\"tid\":%d,\"name\":", first ? "" : ",", (int)th->tid);
+		first = false;
+		stacks_json_string(out, th->name);
+		st[0] = th->state;
+		fprintf(out, ",\"state\":");
+		stacks_json_string(out, st);
+		fprintf(out, ",\"state_name\":");
+		stacks_json_string(out, pt_state_name(th->state));
+		if (th->error[0]) {
+			fprintf(out, ",\"error\":");
+			stacks_json_string(out, th->error);
+			fprintf(out, ",\"frames\":[]}");
+			continue;
+		}
+		fprintf(out, ",\"unwind\":");
+		stacks_json_string(out, unwind_outcome_name(th->outcome));
+		fprintf(out, ",\"frames\":[");
+		for (unsigned k = 0; k < th->nframes; k++) {
+			const struct st_frame *f = &th->frames[k];
+
+			fprintf(out, "%s\n  {\"index\":%u,\"address\":\"0x%" PRIx64 "\",\"function\":",
+				k ? "," : "", k, f->ip);
+			if (f->f.func) {
+				json_name(out, f->f.func);
+				fprintf(out, ",\"offset\":%" PRIu64, f->f.func_off);
+			} else {
+				fprintf(out, "null,\"fallback\":");
+				stacks_json_string(out, symbolize_fallback_name(&f->f, buf, sizeof(buf)));
+			}
+			fprintf(out, ",\"module\":");
+			if (f->f.map)
+				stacks_json_string(out, f->f.map->path);
+			else
+				fprintf(out, "null");
+			if (f->nsrc)
+				json_src(out, &f->src[f->nsrc - 1]);
+			if (f->nsrc > 1) {
+				fprintf(out, ",\"inlined\":[");
+				for (unsigned j = 0; j + 1 < f->nsrc; j++) {
+					fprintf(out, "%s{\"function\":", j ? "," : "");
+					if (f->src[j].func)
+						json_name(out, f->src[j].func);
+					else
+						fprintf(out, "null");
+					json_src(out, &f->src[j]);
+					fputc('}', out);
+				}
+				fputc(']', out);
+			}
+			fputc('}', out);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n]}\n");
+}
+
+/* ---- driver ---- */
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int list_threads(pid_t pid, pid_t **out, size_t *n)
+{
+	size_t cap = 64;
+	pid_t *tids = NULL;
+	int r;
+
+	for (;;) {
+		pid_t *b = realloc(tids, cap * sizeof(*tids));
+		if (!b) {
+			free(tids);
+			return -ENOMEM;
+		}
+		tids = b;
+		r = proc_list_threads(pid, tids, cap, n);
+		if (r != -ENOSPC)
+			break;
+		cap = *n + *n / 2 + 16;
+	}
+	if (r) {
+		free(tids);
+		return r;
+	}
+	qsort(tids, *n, sizeof(*tids), cmp_tid);
+	*out = tids;
+	return 0;
+}
+
+int stacks_run(const struct pmutop_opts *o)
+{
+	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 128 };
+	struct module_cache *modules = NULL;
+	struct st_thread *ts = NULL;
+	pid_t *tids = NULL;
+	size_t ntids = 0, nts = 0;
+	char err[768] = "", cmdline[512] = "";
+	sigset_t block, old;
+	bool mask_set = false;
+	int rc = 1, r;
+
+	/* -EACCES is kernel.perf_event_paranoid, which --stacks does not need. */
+	r = proc_check_target(c.pid, err, sizeof(err));
+	if (r && r != -EACCES)
+		goto out;
+	err[0] = 0;
+	proc_cmdline(c.pid, cmdline, sizeof(cmdline));
+	modules = module_cache_new();
+	c.maps = modules ? maps_new(c.pid, modules) : NULL;
+	c.unw = c.maps ? unwinder_new(c.maps) : NULL;
+	c.stack = malloc(STACK_COPY);
+	c.ips = calloc(c.max_depth + 2, sizeof(*c.ips));
+	c.fr = calloc(c.max_depth + 2, sizeof(*c.fr));
+	if (!c.unw || !c.stack || !c.ips || !c.fr) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+	r = maps_load_proc(c.maps);
+	if (r) {
+		snprintf(err, sizeof(err), "cannot read /proc/%d/maps: %s", (int)c.pid, strerror(-r));
+		goto out;
+	}
+	r = list_threads(c.pid, &tids, &ntids);
+	if (r) {
+		snprintf(err, sizeof(err), "cannot list the threads of PID %d: %s", (int)c.pid,
+			 strerror(-r));
+		goto out;
+	}
+	ts = calloc(ntids ? ntids : 1, sizeof(*ts));
+	if (!ts) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+
+	sigemptyset(&c.quit);
+	sigaddset(&c.quit, SIGINT);
+	sigaddset(&c.quit, SIGTERM);
+	sigaddset(&c.quit, SIGHUP);
+	block = c.quit;
+	sigaddset(&block, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &block, &old) == 0)
+		mask_set = true;
+
+	for (size_t i = 0; i < ntids; i++) {
+		if (quit_pending(&c))
+			break;
+		ts[nts].tid = tids[i];
+		r = look(&c, &ts[nts], err, sizeof(err));
+		nts++;
+		if (r == -EINTR)
+			break;
+		if (r)
+			goto out;
+	}
+	if (quit_pending(&c)) {
+		fprintf(stderr, "pmutop: %s: stopped; all threads released\n",
+			strsignal(c.quit_sig));
+		rc = 128 + c.quit_sig;
+		goto out;
+	}
+	/* A thread that did not stop in time may have since: let it go now. */
+	for (size_t i = 0; i < nts; i++) {
+		int status;
+		struct pt_stop st;
+		if (!ts[i].stuck)
+			continue;
+		if (pt_wait(ts[i].tid, 0, NULL, &status) == 0) {
+			pt_classify(status, &st);
+			pt_detach(ts[i].tid, &st);
+		}
+	}
+	if (o->json)
+		print_json(stdout, c.pid, cmdline, ts, nts);
+	else
+		print_text(stdout, c.pid, cmdline, ts, nts);
+	rc = fflush(stdout) ? 1 : 0;
+out:
+	if (rc == 1 && err[0])
+		fprintf(stderr, "pmutop: %s\n", err);
+	if (mask_set) {
+		/* Drop what we blocked for the waits; a quit signal was handled above. */
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&block, NULL, &zero) > 0)
+			;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	for (size_t i = 0; i < nts; i++)
+		free(ts[i].frames);
+	free(ts);
+	free(tids);
+	free(c.stack);
+	free(c.ips);
+	free(c.fr);
+	unwinder_free(c.unw);
+	maps_free(c.maps);
+	module_cache_free(modules);
+	return rc;
+}

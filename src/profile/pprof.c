@@ -1,0 +1,587 @@
+/*
+ * pprof.c - the aggregate as a gzip-compressed pprof profile.
+ *
+ * The aggregate already has the pprof shape (dense ids from 1 for mappings,
+ * functions and locations; stacks as location ids leaf first), so encoding
+ * is a translation: build the protobuf-c message over arrays allocated in
+ * bulk, let protobuf-c pack it, gzip it with zlib.
+ *
+ * Per sample the profile carries two values, [samples, <event>], and two
+ * labels, "thread" (comm) and "tid" (number), so `go tool pprof
+ * -tagfocus=thread=worker` and `-tags` work. Run facts (lost and throttled
+ * samples, how unwinding ended) go into the profile's comments, which
+ * `go tool pprof -comments` prints.
+ *
+ * Writing is atomic: the bytes go to a temp file next to the target, which
+ * is fsync'd and renamed over it, so a full disk or a crash leaves either
+ * the old file or none, never a truncated profile that a reader chokes on.
+ */
+#include "pmutop/profile/pprof.h"
+#include "pmutop/profile/atomic_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ZLIB_CONST
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/unwind/unwind.h"
+
+/* ---- string table -------------------------------------------------------- */
+
+/*
+ * Strings by index, deduplicated through a small open-addressing set. The
+ * table only points at the strings: they belong to the aggregate or to the
+ * struct build below and outlive the packing.
+ */
+struct strtab {
+	const char **v;
+	size_t n, cap;
+	uint32_t *slots;  /* string index + 1; 0 = empty */
+	size_t mask;
+};
+
+static uint64_t strtab_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+static int strtab_grow(struct strtab *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 256, i, j;
+	const char **nv = realloc(t->v, ncap * sizeof(*nv));
+	uint32_t *ns;
+
+	if (!nv)
+		return -ENOMEM;
+	t->v = nv;
+	ns = calloc(ncap * 2, sizeof(*ns)); /* the set is at most half full */
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		for (j = strtab_hash(t->v[i]) & (ncap * 2 - 1); ns[j];
+		     j = (j + 1) & (ncap * 2 - 1))
+			;
+		ns[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->mask = ncap * 2 - 1;
+	t->cap = ncap;
+	return 0;
+}
+
+/* Index of s in the table (added if new), or -1 when out of memory. */
+static int64_t strtab_add(struct strtab *t, const char *s)
+{
+	size_t j;
+
+	if (!s)
+		s = "";
+	if (t->n == t->cap && strtab_grow(t))
+		return -1;
+	for (j = strtab_hash(s) & t->mask; t->slots[j]; j = (j + 1) & t->mask)
+		if (strcmp(t->v[t->slots[j] - 1], s) == 0)
+			return t->slots[j] - 1;
+	t->slots[j] = (uint32_t)t->n + 1;
+	t->v[t->n] = s;
+	return (int64_t)t->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	free(t->v);
+	free(t->slots);
+}
+
+/* ---- the message --------------------------------------------------------- */
+
+#define NCOMMENTS (1 + UNWIND_NOUTCOMES)
+
+/* Everything the Profile message points to, freed in one place. */
+struct build {
+	Perftools__Profiles__Profile prof;
+	struct strtab st;
+
+	Perftools__Profiles__ValueType types[1 + PMUTOP_MAX_EVENTS], period_type;
+	Perftools__Profiles__ValueType *typep[1 + PMUTOP_MAX_EVENTS];
+	size_t ntypes;          /* 1 + events written */
+	int only;               /* write only this event (--dump-split), or -1 */
+
+	Perftools__Profiles__Mapping *maps, **mapp;
+	Perftools__Profiles__Function *funcs, **funcp;
+	Perftools__Profiles__Location *locs, **locp;
+	Perftools__Profiles__Line *lines, **linep;
+	Perftools__Profiles__Sample *samples, **samplep;
+	uint64_t *loc_ids;      /* all samples' location ids, back to back */
+	int64_t *values;        /* ntypes per sample */
+	Perftools__Profiles__Label *labels, **labelp; /* two per thread */
+
+	int64_t comments[NCOMMENTS];
+	char comment_text[NCOMMENTS][128];
+};
+
+/* calloc that never returns NULL for n == 0 (so NULL always means ENOMEM). */
+static void *xcalloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static void build_free(struct build *b)
+{
+	strtab_free(&b->st);
+	free(b->maps);
+	free(b->mapp);
+	free(b->funcs);
+	free(b->funcp);
+	free(b->locs);
+	free(b->locp);
+	free(b->lines);
+	free(b->linep);
+	free(b->samples);
+	free(b->samplep);
+	free(b->loc_ids);
+	free(b->values);
+	free(b->labels);
+	free(b->labelp);
+}
+
+/* Adds a string to the table; on ENOMEM sets *failed and returns 0. */
+static int64_t str(struct build *b, const char *s, bool *failed)
+{
+	int64_t i = strtab_add(&b->st, s);
+
+	if (i < 0) {
+		*failed = true;
+		return 0;
+	}
+	return i;
+}
+
+/* Event k of the run, whether it had one event or several. */
+static void event_desc(const struct agg_info *info, size_t k, const char **name,
+		       const char **unit, uint64_t *period)
+{
+	if (info->nevents) {
+		*name = info->events[k].name;
+		*unit = info->events[k].unit;
+		*period = info->events[k].period;
+	} else {
+		*name = info->event;
+		*unit = info->event_unit;
+		*period = info->period;
+	}
+	if (!*name)
+		*name = "events";
+	if (!*unit)
+		*unit = "count";
+}
+
+/* Multiplexing correction for event k (1 when the counter always ran). */
+static double event_scale(const struct agg_info *info, size_t k)
+{
+	return info->nevents && info->events[k].scale > 1.0 ? info->events[k].scale : 1.0;
+}
+
+static void build_header(struct build *b, const struct agg_info *info, bool *failed)
+{
+	size_t nev = info->nevents ? info->nevents : 1, nc = 0;
+	const char *event, *unit;
+	uint64_t period = 0;
+	int i;
+
+	perftools__profiles__value_type__init(&b->types[0]);
+	b->types[0].type = str(b, "samples", failed);
+	b->types[0].unit = str(b, "count", failed);
+	b->typep[0] = &b->types[0];
+	b->ntypes = 1;
+	for (size_t k = 0; k < nev; k++) {
+		uint64_t p;
+		if (b->only >= 0 && (size_t)b->only != k)
+			continue;
+		event_desc(info, k, &event, &unit, &p);
+		if (b->ntypes == 1)
+			period = p;
+		perftools__profiles__value_type__init(&b->types[b->ntypes]);
+		b->types[b->ntypes].type = str(b, event, failed);
+		b->types[b->ntypes].unit = str(b, unit, failed);
+		b->typep[b->ntypes] = &b->types[b->ntypes];
+		b->ntypes++;
+	}
+	b->prof.n_sample_type = b->ntypes;
+	b->prof.sample_type = b->typep;
+
+	perftools__profiles__value_type__init(&b->period_type);
+	b->period_type.type = b->types[1].type;
+	b->period_type.unit = b->types[1].unit;
+	b->prof.period_type = &b->period_type;
+	b->prof.period = (int64_t)period;
+	b->prof.time_nanos = (int64_t)info->start_ns;
+	b->prof.duration_nanos = (int64_t)info->duration_ns;
+	b->prof.default_sample_type = b->types[1].type;
+
+	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
+		 "pmutop: samples=%" PRIu64 " lost=%" PRIu64 " throttled=%" PRIu64,
+		 info->samples, info->lost, info->throttled);
+	b->comments[nc] = str(b, b->comment_text[nc], failed);
+	nc++;
+	for (i = 0; i < UNWIND_NOUTCOMES; i++) {
+		const char *name = unwind_outcome_name((enum unwind_outcome)i);
+
+		snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
+			 "unwind %s: %" PRIu64, name ? name : "?", info->outcomes[i]);
+		b->comments[nc] = str(b, b->comment_text[nc], failed);
+		nc++;
+	}
+	b->prof.n_comment = nc;
+	b->prof.comment = b->comments;
+}
+
+/* A shared object by its name: "libc.so.6", "ld-linux-x86-64.so.2", "x.so". */
+static bool is_shared_object(const char *file)
+{
+	const char *base = strrchr(file, '/'), *so;
+
+	base = base ? base + 1 : file;
+	so = strstr(base, ".so");
+	return so && (so[3] == 0 || so[3] == '.');
+}
+
+/*
+ * pprof takes the first mapping listed for the main binary (the "File:"
+ * and "Build ID:" header lines, symbolization defaults). Mappings are
+ * interned in order of first sight, which is often the dynamic loader, so
+ * list the first file-backed mapping that is not a shared object first.
+ * Ids are unchanged; only the order in the message differs.
+ */
+static size_t main_mapping(const struct agg_mapping *am, size_t nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm; i++)
+		if (am[i].file[0] == '/' && !is_shared_object(am[i].file))
+			return i;
+	return 0;
+}
+
+static int build_tables(struct build *b, const struct aggregate *a, bool *failed)
+{
+	const struct agg_mapping *am;
+	const struct agg_function *af;
+	const struct agg_location *al;
+	size_t nm, nf, nl, i, first, k = 1, nlines = 0, li = 0;
+
+	am = aggregate_mappings(a, &nm);
+	af = aggregate_functions(a, &nf);
+	al = aggregate_locations(a, &nl);
+	/* One Line per location, or its inline chain from debug info. */
+	for (i = 0; i < nl; i++)
+		nlines += al[i].nlines && al[i].lines ? al[i].nlines : 1;
+	b->maps = xcalloc(nm, sizeof(*b->maps));
+	b->mapp = xcalloc(nm, sizeof(*b->mapp));
+	b->funcs = xcalloc(nf, sizeof(*b->funcs));
+	b->funcp = xcalloc(nf, sizeof(*b->funcp));
+	b->locs = xcalloc(nl, sizeof(*b->locs));
+	b->locp = xcalloc(nl, sizeof(*b->locp));
+	b->lines = xcalloc(nlines, sizeof(*b->lines));
+	b->linep = xcalloc(nlines, sizeof(*b->linep));
+	if (!b->maps || !b->mapp || !b->funcs || !b->funcp || !b->locs ||
+	    !b->locp || !b->lines || !b->linep)
+		return -ENOMEM;
+
+	for (i = 0; i < nm; i++) {
+		Perftools__Profiles__Mapping *m = &b->maps[i];
+
+		perftools__profiles__mapping__init(m);
+		m->id = am[i].id;
+		m->memory_start = am[i].start;
+		m->memory_limit = am[i].limit;
+		m->file_offset = am[i].offset;
+		m->filename = str(b, am[i].file, failed);
+		m->build_id = str(b, am[i].build_id, failed);
+		m->has_functions = am[i].has_functions;
+		m->has_filenames = am[i].has_filenames;
+		m->has_line_numbers = am[i].has_line_numbers;
+		m->has_inline_frames = am[i].has_inline_frames;
+	}
+	first = main_mapping(am, nm);
+	for (i = 0; i < nm; i++)
+		b->mapp[i == first ? 0 : k++] = &b->maps[i];
+	for (i = 0; i < nf; i++) {
+		Perftools__Profiles__Function *f = &b->funcs[i];
+
+		perftools__profiles__function__init(f);
+		f->id = af[i].id;
+		f->name = str(b, af[i].name, failed);
+		f->system_name = af[i].system_name ? str(b, af[i].system_name, failed) : f->name;
+		f->filename = str(b, af[i].file, failed);
+		f->start_line = af[i].start_line;
+		b->funcp[i] = f;
+	}
+	for (i = 0; i < nl; i++) {
+		Perftools__Profiles__Location *l = &b->locs[i];
+		size_t nli = al[i].nlines && al[i].lines ? al[i].nlines : 1;
+
+		perftools__profiles__location__init(l);
+		l->id = al[i].id;
+		l->mapping_id = al[i].mapping_id;
+		l->address = al[i].address;
+		l->n_line = nli;
+		l->line = &b->linep[li];
+		for (size_t j = 0; j < nli; j++, li++) {
+			perftools__profiles__line__init(&b->lines[li]);
+			if (al[i].nlines && al[i].lines) {
+				b->lines[li].function_id = al[i].lines[j].function_id;
+				b->lines[li].line = al[i].lines[j].line;
+			} else {
+				b->lines[li].function_id = al[i].function_id;
+			}
+			b->linep[li] = &b->lines[li];
+		}
+		b->locp[i] = l;
+	}
+	b->prof.n_mapping = nm;
+	b->prof.mapping = b->mapp;
+	b->prof.n_function = nf;
+	b->prof.function = b->funcp;
+	b->prof.n_location = nl;
+	b->prof.location = b->locp;
+	return 0;
+}
+
+/*
+ * Labels are shared per thread: labelp[2t] -> "thread" = name and
+ * labelp[2t + 1] -> "tid" = number; a sample points at the pair (or only
+ * at the tid label while the thread has no name).
+ */
+static int build_samples(struct build *b, const struct aggregate *a, bool *failed)
+{
+	const struct agg_info *info = aggregate_info_const(a);
+	const struct agg_thread *threads;
+	const struct agg_stack *stacks;
+	size_t ns, nt, nids = 0, i, j;
+	int64_t key_thread, key_tid;
+	uint64_t *ids;
+
+	stacks = aggregate_stacks(a, &ns);
+	threads = aggregate_threads(a, &nt);
+	for (i = 0; i < ns; i++)
+		nids += stacks[i].nlocs;
+	b->samples = xcalloc(ns, sizeof(*b->samples));
+	b->samplep = xcalloc(ns, sizeof(*b->samplep));
+	b->loc_ids = xcalloc(nids, sizeof(*b->loc_ids));
+	b->values = xcalloc(ns * b->ntypes, sizeof(*b->values));
+	b->labels = xcalloc(nt * 2, sizeof(*b->labels));
+	b->labelp = xcalloc(nt * 2, sizeof(*b->labelp));
+	if (!b->samples || !b->samplep || !b->loc_ids || !b->values ||
+	    !b->labels || !b->labelp)
+		return -ENOMEM;
+
+	key_thread = str(b, "thread", failed);
+	key_tid = str(b, "tid", failed);
+	for (i = 0; i < nt; i++) {
+		Perftools__Profiles__Label *name = &b->labels[2 * i];
+		Perftools__Profiles__Label *tid = &b->labels[2 * i + 1];
+
+		perftools__profiles__label__init(name);
+		name->key = key_thread;
+		name->str = str(b, threads[i].name, failed);
+		perftools__profiles__label__init(tid);
+		tid->key = key_tid;
+		tid->num = threads[i].tid;
+		b->labelp[2 * i] = name;
+		b->labelp[2 * i + 1] = tid;
+	}
+
+	ids = b->loc_ids;
+	for (i = 0; i < ns; i++) {
+		Perftools__Profiles__Sample *s = &b->samples[i];
+		const struct agg_thread *t = aggregate_thread(a, stacks[i].tid);
+
+		perftools__profiles__sample__init(s);
+		for (j = 0; j < stacks[i].nlocs; j++)
+			ids[j] = stacks[i].locs[j];
+		s->n_location_id = stacks[i].nlocs;
+		s->location_id = ids;
+		ids += stacks[i].nlocs;
+		{
+			int64_t *v = &b->values[i * b->ntypes];
+			size_t nev = info->nevents ? info->nevents : 1, col = 1;
+
+			v[0] = (int64_t)(b->only >= 0 ? stacks[i].ev_samples[b->only] : stacks[i].samples);
+			for (size_t k = 0; k < nev; k++) {
+				if (b->only >= 0 && (size_t)b->only != k)
+					continue;
+				v[col++] = (int64_t)((double)stacks[i].weights[k] * event_scale(info, k) + 0.5);
+			}
+			s->n_value = b->ntypes;
+			s->value = v;
+		}
+		if (t) {
+			size_t ti = (size_t)(t - threads);
+
+			if (t->name[0]) {
+				s->n_label = 2;
+				s->label = &b->labelp[2 * ti];
+			} else {
+				s->n_label = 1;
+				s->label = &b->labelp[2 * ti + 1];
+			}
+		}
+		b->samplep[i] = s;
+	}
+	b->prof.n_sample = ns;
+	b->prof.sample = b->samplep;
+	return 0;
+}
+
+/* ---- gzip ---------------------------------------------------------------- */
+
+/* gzip in[0..inlen) into a malloc'd buffer. Returns 0, -ENOMEM or -EIO. */
+static int gzip_buf(const uint8_t *in, size_t inlen, unsigned char **out, size_t *outlen)
+{
+	const size_t step = UINT_MAX; /* zlib counts in uInt */
+	unsigned char *buf = NULL, *nbuf;
+	size_t cap, used = 0, in_left = inlen;
+	z_stream zs;
+	int rc, ret = -EIO;
+
+	memset(&zs, 0, sizeof(zs));
+	rc = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			  Z_DEFAULT_STRATEGY);
+	if (rc != Z_OK)
+		return rc == Z_MEM_ERROR ? -ENOMEM : -EIO;
+	cap = deflateBound(&zs, inlen);
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	zs.next_in = in;
+	for (;;) {
+		uInt ain, aout;
+		int flush;
+
+		if (used == cap) { /* beyond the bound: should not happen */
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		ain = (uInt)(in_left < step ? in_left : step);
+		aout = (uInt)(cap - used < step ? cap - used : step);
+		flush = ain == in_left ? Z_FINISH : Z_NO_FLUSH;
+		zs.avail_in = ain;
+		zs.next_out = buf + used;
+		zs.avail_out = aout;
+		rc = deflate(&zs, flush);
+		in_left -= ain - zs.avail_in;
+		used += aout - zs.avail_out;
+		if (rc == Z_STREAM_END)
+			break;
+		if (rc != Z_OK && rc != Z_BUF_ERROR)
+			goto out;
+	}
+	*out = buf;
+	*outlen = used;
+	buf = NULL;
+	ret = 0;
+out:
+	deflateEnd(&zs);
+	free(buf);
+	return ret;
+}
+
+int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen)
+{
+	return pprof_encode_event(a, -1, out, outlen);
+}
+
+int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out, size_t *outlen)
+{
+	struct build *b;
+	uint8_t *packed = NULL;
+	bool failed = false;
+	size_t len;
+	int rc;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	perftools__profiles__profile__init(&b->prof);
+	b->only = event;
+	str(b, "", &failed); /* string_table[0] must be "" */
+	build_header(b, aggregate_info_const(a), &failed);
+	rc = build_tables(b, a, &failed);
+	if (!rc)
+		rc = build_samples(b, a, &failed);
+	if (!rc && failed)
+		rc = -ENOMEM;
+	if (rc)
+		goto out;
+	/* protobuf-c wants char **; it only reads the strings. */
+	b->prof.n_string_table = b->st.n;
+	b->prof.string_table = (char **)b->st.v;
+
+	len = perftools__profiles__profile__get_packed_size(&b->prof);
+	packed = malloc(len ? len : 1);
+	if (!packed) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	perftools__profiles__profile__pack(&b->prof, packed);
+	rc = gzip_buf(packed, len, out, outlen);
+out:
+	free(packed);
+	build_free(b);
+	free(b);
+	return rc;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+int pprof_check_writable(const char *path, char *err, size_t errlen)
+{
+	return atomic_write_check(path, "profile", err, errlen);
+}
+
+int pprof_write(const struct aggregate *a, const char *path, char *err, size_t errlen)
+{
+	return pprof_write_event(a, -1, path, err, errlen);
+}
+
+int pprof_write_event(const struct aggregate *a, int event, const char *path, char *err,
+		      size_t errlen)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = pprof_encode_event(a, event, &buf, &len);
+	if (rc) {
+		snprintf(err, errlen, "cannot write profile to '%s': encoding failed: %s",
+			 path, strerror(-rc));
+		return rc;
+	}
+	rc = atomic_write_file(path, buf, len, "profile", err, errlen);
+	free(buf);
+	return rc;
+}

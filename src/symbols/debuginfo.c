@@ -1,0 +1,840 @@
+/*
+ * debuginfo.c - file:line and inlined frames from DWARF via libdw (see
+ * debuginfo.h).
+ *
+ * Each module gets its own offline Dwfl the first time one of its addresses
+ * is asked about. Dwfl does the file finding: the module's own .debug_*
+ * sections, else a separate debug file by build-id or .gnu_debuglink along
+ * the debuginfo path (validated by build-id or CRC), compressed sections
+ * included. The module file is opened through /proc/PID/root (so a
+ * container's files and their debuglinks are found in the container), then
+ * /proc/PID/map_files, then - same mount namespace only - the path itself;
+ * a file whose build-id differs from the module pmutop symbolizes with is
+ * skipped, so line numbers never come from a different build.
+ *
+ * The inline chain at an address is the one eu-stack and eu-addr2line -i
+ * print: dwarf_getscopes() finds the innermost scope containing the
+ * address, dwarf_getscopes_die() walks its physical parents; each
+ * DW_TAG_inlined_subroutine is a frame whose caller's line is the
+ * inlined_subroutine's DW_AT_call_file/DW_AT_call_line, up to the
+ * DW_TAG_subprogram that holds the code.
+ *
+ * Results are cached per (module, ELF vaddr) in an open-addressing table,
+ * negative ones too; strings point into libdw's data, so every Dwfl stays
+ * open until debuginfo_free().
+ */
+#include "pmutop/symbols/debuginfo.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+
+#define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
+#define MAX_CHAIN 64  /* inline depth kept at most */
+
+/* A CU's address range, for modules without .debug_aranges. */
+struct cu_range {
+	Dwarf_Addr lo, hi;     /* Dwfl addresses */
+	Dwarf_Die cu;
+	Dwarf_Addr bias;
+};
+
+struct dmod {
+	struct cu_range *ranges; /* sorted by lo; built on first need */
+	size_t nranges;
+	bool ranges_built;
+	const struct module *mod;
+	Dwfl *dwfl;
+	Dwfl_Module *dm;
+	GElf_Addr ebias;     /* Dwfl address = ELF vaddr + ebias */
+	bool maybe_dwarf;    /* own debug sections, or a debug file was found */
+	bool loaded;         /* dwfl_module_getdwarf() was called */
+	bool has_dwarf;      /* ... and gave DWARF */
+	int debug_fd;        /* the separate debug file found at open, until libdw takes it */
+	char *debug_name;
+};
+
+struct dentry {
+	const struct module *mod;  /* NULL: empty slot */
+	uint64_t vaddr;
+	uint32_t n;
+	struct src_line *lines;
+};
+
+struct debuginfo {
+	pid_t pid;
+	bool host_paths;
+	char *dipath;              /* Dwfl_Callbacks.debuginfo_path points here */
+	Dwfl_Callbacks cb;
+
+	struct dmod **mods;  /* pointers: Dwfl userdata points at them */
+	size_t nmods, capmods;
+	size_t last;               /* index of the module asked about last */
+
+	struct dentry *tab;
+	size_t mask, count;
+
+	char **strs;               /* interned joined paths (open addressing) */
+	size_t smask, scount;
+};
+
+/*
+ * Dwfl's find_debuginfo callback. The debug file is searched for when the
+ * module is opened (debuginfo_prepare(): the target still runs, so paths
+ * under /proc/PID/root still resolve), and DWARF loaded later from that fd.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct dmod *dm = userdata ? *userdata : NULL;
+	int fd;
+
+	/* Anything else (the dwz alt file of .gnu_debugaltlink): search now. */
+	if (!dm || dm->debug_fd < 0)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	fd = dm->debug_fd;
+	dm->debug_fd = -1; /* libdw owns it now */
+	*debuginfo_file_name = dm->debug_name;
+	dm->debug_name = NULL;
+	return fd;
+}
+
+struct debuginfo *debuginfo_new(pid_t pid, bool host_paths)
+{
+	struct debuginfo *d = calloc(1, sizeof(*d));
+	const char *env = getenv("PMUTOP_DEBUGINFO_PATH");
+
+	if (!d)
+		return NULL;
+	d->pid = pid;
+	d->host_paths = host_paths;
+	d->dipath = strdup(env && *env ? env : DEFAULT_DEBUGINFO_PATH);
+	if (!d->dipath) {
+		free(d);
+		return NULL;
+	}
+	d->cb.find_elf = dwfl_build_id_find_elf;
+	d->cb.find_debuginfo = find_debuginfo;
+	d->cb.section_address = dwfl_offline_section_address;
+	d->cb.debuginfo_path = &d->dipath;
+	return d;
+}
+
+void debuginfo_free(struct debuginfo *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nmods; i++) {
+		if (d->mods[i]->dwfl)
+			dwfl_end(d->mods[i]->dwfl);
+		if (d->mods[i]->debug_fd >= 0)
+			close(d->mods[i]->debug_fd);
+		free(d->mods[i]->ranges);
+		free(d->mods[i]->debug_name);
+		free(d->mods[i]);
+	}
+	if (d->tab)
+		for (i = 0; i <= d->mask; i++)
+			free(d->tab[i].lines);
+	free(d->tab);
+	if (d->strs)
+		for (i = 0; i <= d->smask; i++)
+			free(d->strs[i]);
+	free(d->strs);
+	free(d->mods);
+	free(d->dipath);
+	free(d);
+}
+
+/* ---- opening a module's DWARF ------------------------------------------ */
+
+static void hex(char *out, const unsigned char *in, int n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+/* The Dwfl module for file, if it opens and is the same build as mod. */
+static Dwfl *try_open(struct debuginfo *d, const struct module *mod, const char *file,
+		      Dwfl_Module **dmp)
+{
+	const char *want = module_build_id(mod), *base = strrchr(file, '/');
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	Dwfl_Module *dm;
+	Dwfl *dwfl = dwfl_begin(&d->cb);
+	int n;
+
+	if (!dwfl)
+		return NULL;
+	dwfl_report_begin(dwfl);
+	dm = dwfl_report_elf(dwfl, base ? base + 1 : file, file, -1, 0, true);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!dm)
+		goto fail;
+	n = dwfl_module_build_id(dm, &bits, &vaddr);
+	if (want && *want) {
+		char got[2 * 64 + 1];
+
+		if (n <= 0 || n > 64)
+			goto fail;
+		hex(got, bits, n);
+		if (strcmp(got, want) != 0)
+			goto fail;
+	}
+	*dmp = dm;
+	return dwfl;
+fail:
+	dwfl_end(dwfl);
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Whether the ELF file has its own DWARF (.debug_info, maybe compressed). */
+static bool has_debug_sections(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the file at fd is the separate debug file for mod: the same GNU
+ * build-id when mod has one, else the .gnu_debuglink CRC32 of the whole
+ * file.
+ */
+static bool debug_file_matches(int fd, const struct module *mod, bool check_crc, GElf_Word crc)
+{
+	const char *want = module_build_id(mod);
+	bool ok = false;
+	Elf *elf;
+
+	if (want && *want) {
+		const void *bits;
+		char got[2 * 64 + 1];
+		ssize_t n;
+
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (!elf)
+			return false;
+		n = dwelf_elf_gnu_build_id(elf, &bits);
+		if (n > 0 && n <= 64) {
+			hex(got, bits, (int)n);
+			ok = strcmp(got, want) == 0;
+		}
+		elf_end(elf);
+		return ok;
+	}
+	if (check_crc) {
+		unsigned char buf[65536];
+		uLong c = crc32(0L, Z_NULL, 0);
+		ssize_t r;
+		off_t off = 0;
+
+		while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
+			c = crc32(c, buf, (uInt)r);
+			off += r;
+		}
+		return r == 0 && (GElf_Word)c == crc;
+	}
+	return false;
+}
+
+/* Open path if it is mod's debug file; the fd or -1. */
+static int try_debug_file(const char *path, const struct module *mod, bool check_crc,
+			  GElf_Word crc)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (debug_file_matches(fd, mod, check_crc, crc))
+		return fd;
+	close(fd);
+	return -1;
+}
+
+/*
+ * Find the separate debug file now, while the target runs (see
+ * debuginfo_prepare()), the way elfutils' dwfl_standard_find_debuginfo
+ * does, with one difference: every directory is looked for first inside
+ * the target's root (/proc/PID/root/...), then on the host - and the host
+ * only when the file is verified by build-id or the target shares our
+ * mount namespace. For each entry of the debuginfo path:
+ *   build-id      DIR/.build-id/xx/rest.debug          (absolute DIRs)
+ *   debuglink     FILEDIR/LINK        (entry "")
+ *                 FILEDIR/ENTRY/LINK  (relative entry, e.g. ".debug")
+ *                 DIR/FILEDIR/LINK    (absolute DIR, e.g. /usr/lib/debug)
+ * (libdwfl's own search, run on a scratch module, leaves that module in a
+ * state in which dwfl_end() closes fd 0: not usable here.)
+ */
+static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
+			    const struct mapping *map)
+{
+	const char *bid = module_build_id(dm->mod), *link, *p;
+	char root[64], dir[4096], path[8192];
+	GElf_Word crc = 0;
+	bool verified = bid && *bid, pass_host;
+	int fd = -1;
+	size_t dl;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)d->pid);
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	/* The file's directory as the target names it. */
+	p = strrchr(map->path, '/');
+	dl = p ? (size_t)(p - map->path) : 0;
+	if (dl >= sizeof(dir))
+		return;
+	memcpy(dir, map->path, dl);
+	dir[dl] = '\0';
+	for (int pass = 0; pass < 2 && fd < 0; pass++) {
+		/* pass 0: build-id; pass 1: debuglink. */
+		const char *e = d->dipath;
+
+		if (*e == '+' || *e == '-')
+			e++;
+		while (fd < 0) {
+			const char *colon = strchr(e, ':');
+			size_t el = colon ? (size_t)(colon - e) : strlen(e);
+			char ent[1024];
+
+			if (el < sizeof(ent)) {
+				memcpy(ent, e, el);
+				ent[el] = '\0';
+				for (int host = 0; host < 2 && fd < 0; host++) {
+					pass_host = host == 1;
+					if (pass_host && !verified && !d->host_paths)
+						break;
+					if (pass == 0 && verified && ent[0] == '/') {
+						snprintf(path, sizeof(path), "%s%s/.build-id/%.2s/%s.debug",
+							 pass_host ? "" : root, ent, bid, bid + 2);
+						fd = try_debug_file(path, dm->mod, false, 0);
+					} else if (pass == 1 && link && ent[0] == '/') {
+						snprintf(path, sizeof(path), "%s%s%s/%s",
+							 pass_host ? "" : root, ent, dir, link);
+						fd = try_debug_file(path, dm->mod, true, crc);
+					} else if (pass == 1 && link && !pass_host) {
+						/* Next to the file: always the target's own. */
+						snprintf(path, sizeof(path), "%s%s%s%s/%s", root, dir,
+							 ent[0] ? "/" : "", ent, link);
+						fd = try_debug_file(path, dm->mod, true, crc);
+					}
+				}
+			}
+			if (!colon)
+				break;
+			e = colon + 1;
+		}
+	}
+	if (fd >= 0) {
+		dm->debug_fd = fd;
+		dm->debug_name = strdup(path);
+		dm->maybe_dwarf = true;
+	}
+}
+
+static void open_module(struct debuginfo *d, struct dmod *dm, const struct mapping *map)
+{
+	char root[4200], mf[96];
+	const char *cands[3];
+	unsigned nc = 0, i;
+	void **ud = NULL;
+	Elf *elf;
+
+	if (map->path[0] != '/')
+		return;
+	if (!ends_with(map->path, " (deleted)")) {
+		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)d->pid, map->path);
+		cands[nc++] = root;
+	}
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)d->pid,
+		 map->start, map->end);
+	cands[nc++] = mf;
+	if (d->host_paths && !ends_with(map->path, " (deleted)"))
+		cands[nc++] = map->path;
+	for (i = 0; i < nc && !dm->dwfl; i++)
+		dm->dwfl = try_open(d, dm->mod, cands[i], &dm->dm);
+	if (!dm->dwfl)
+		return;
+	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud)
+		*ud = dm;
+	elf = dwfl_module_getelf(dm->dm, &dm->ebias);
+	if (!elf)
+		return;
+	if (has_debug_sections(elf))
+		dm->maybe_dwarf = true;
+	else
+		find_debug_file(d, dm, elf, map);
+}
+
+/* Load the DWARF of a prepared module (the slow part: 50+ ms for libc). */
+static void load_module(struct dmod *dm)
+{
+	Dwarf_Addr dbias;
+
+	if (dm->loaded)
+		return;
+	dm->loaded = true;
+	if (dm->maybe_dwarf)
+		dm->has_dwarf = dwfl_module_getdwarf(dm->dm, &dbias) != NULL;
+	if (dm->debug_fd >= 0) { /* not taken: libdw found DWARF elsewhere */
+		close(dm->debug_fd);
+		dm->debug_fd = -1;
+	}
+}
+
+/* The per-module state of map's module, opened on first use; NULL on ENOMEM. */
+static struct dmod *module_state(struct debuginfo *d, const struct mapping *map)
+{
+	struct dmod *dm;
+	size_t i;
+
+	if (d->last < d->nmods && d->mods[d->last]->mod == map->mod)
+		return d->mods[d->last];
+	for (i = 0; i < d->nmods; i++)
+		if (d->mods[i]->mod == map->mod) {
+			d->last = i;
+			return d->mods[i];
+		}
+	if (d->nmods == d->capmods) {
+		size_t ncap = d->capmods ? d->capmods * 2 : 16;
+		struct dmod **nv = realloc(d->mods, ncap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		d->mods = nv;
+		d->capmods = ncap;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		return NULL;
+	dm->mod = map->mod;
+	dm->debug_fd = -1;
+	open_module(d, dm, map);
+	d->mods[d->nmods] = dm;
+	d->last = d->nmods++;
+	return dm;
+}
+
+bool debuginfo_prepare(struct debuginfo *d, const struct mapping *map)
+{
+	struct dmod *dm;
+
+	if (!d || !map || !map->mod)
+		return false;
+	dm = module_state(d, map);
+	return dm && dm->maybe_dwarf;
+}
+
+/* ---- the inline chain ---------------------------------------------------- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The interned copy of malloc'd s (which is taken over); NULL on ENOMEM. */
+static const char *intern(struct debuginfo *d, char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if (!d->strs || (d->scount + 1) * 2 > d->smask + 1) {
+		size_t ncap = d->strs ? (d->smask + 1) * 2 : 256, j;
+		char **ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns) {
+			free(s);
+			return NULL;
+		}
+		for (j = 0; d->strs && j <= d->smask; j++) {
+			if (!d->strs[j])
+				continue;
+			for (i = str_hash(d->strs[j]) & (ncap - 1); ns[i]; i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = d->strs[j];
+		}
+		free(d->strs);
+		d->strs = ns;
+		d->smask = ncap - 1;
+	}
+	for (i = str_hash(s) & d->smask; d->strs[i]; i = (i + 1) & d->smask)
+		if (strcmp(d->strs[i], s) == 0) {
+			free(s);
+			return d->strs[i];
+		}
+	d->strs[i] = s;
+	d->scount++;
+	return s;
+}
+
+/* dir + "/" + file, interned (stable until debuginfo_free); NULL on ENOMEM. */
+static const char *join_path(struct debuginfo *d, const char *dir, const char *file)
+{
+	char *s;
+
+	if (asprintf(&s, "%s/%s", dir, file) < 0)
+		return NULL;
+	return intern(d, s);
+}
+
+/* A source path as people want it: relative ones under the CU's comp_dir. */
+static const char *abs_path(struct debuginfo *d, const char *comp_dir, const char *file)
+{
+	const char *j;
+
+	/* A relative comp_dir (-fdebug-prefix-map=DIR=.) is already in the name. */
+	if (!file || file[0] == '/' || !comp_dir || comp_dir[0] != '/')
+		return file;
+	j = join_path(d, comp_dir, file);
+	return j ? j : file;
+}
+
+
+/* Languages whose DW_AT_name is relative to namespaces and classes. */
+static bool scoped_lang(int lang)
+{
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14 ||
+	       lang == DW_LANG_Rust;
+}
+
+/*
+ * "ns::Class::name" for a C++/Rust function DIE that has no linkage name
+ * (inlined or internal-linkage functions): its declaration's enclosing
+ * namespaces and classes, found by following abstract_origin and
+ * specification to the declaration and walking the scopes above it.
+ */
+static const char *qualified_name(struct debuginfo *d, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die decl = *die, next, *scopes = NULL;
+	Dwarf_Attribute attr;
+	size_t len = 0, cap = 256;
+	char *buf = malloc(cap);
+	int n, i, hops;
+
+	if (!buf)
+		return name;
+	for (hops = 0; hops < 8; hops++) {
+		if ((dwarf_attr(&decl, DW_AT_abstract_origin, &attr) ||
+		     dwarf_attr(&decl, DW_AT_specification, &attr)) &&
+		    dwarf_formref_die(&attr, &next))
+			decl = next;
+		else
+			break;
+	}
+	n = dwarf_getscopes_die(&decl, &scopes);
+	buf[0] = '\0';
+	/* scopes[0] is decl itself, scopes[n - 1] the CU. */
+	for (i = n - 2; i >= 1; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *part;
+		size_t pl;
+
+		if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+		    tag != DW_TAG_structure_type && tag != DW_TAG_union_type)
+			continue;
+		part = dwarf_diename(&scopes[i]);
+		if (!part)
+			part = tag == DW_TAG_namespace ? "(anonymous namespace)" : "(anonymous)";
+		pl = strlen(part);
+		if (len + pl + 3 >= cap)
+			break;
+		memcpy(buf + len, part, pl);
+		len += pl;
+		memcpy(buf + len, "::", 3);
+		len += 2;
+	}
+	free(scopes);
+	if (len == 0 || len + strlen(name) + 1 > cap) {
+		free(buf);
+		return name;
+	}
+	memcpy(buf + len, name, strlen(name) + 1);
+	{
+		const char *q = intern(d, buf);
+
+		return q ? q : name;
+	}
+}
+
+/*
+ * The name to show for a function DIE: the linkage (mangled) name, else
+ * DW_AT_name - qualified by its namespaces and classes in C++ and Rust.
+ */
+static const char *die_rawname(struct debuginfo *d, Dwarf_Die *die, bool scoped)
+{
+	Dwarf_Attribute attr;
+	const char *s;
+
+	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (s)
+		return s;
+	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	return s && scoped ? qualified_name(d, die, s) : s;
+}
+
+static bool is_function(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+static int range_cmp(const void *x, const void *y)
+{
+	const struct cu_range *a = x, *b = y;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/*
+ * Every CU's ranges (DW_AT_low_pc/high_pc or DW_AT_ranges), sorted: what
+ * .debug_aranges would have said. Go and some clang builds omit aranges,
+ * and libdwfl's address lookups need them.
+ */
+static void build_ranges(struct dmod *dm)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	dm->ranges_built = true;
+	while ((cu = dwfl_module_nextcu(dm->dm, cu, &bias))) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+			if (end <= start)
+				continue;
+			if (dm->nranges == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct cu_range *nr = realloc(dm->ranges, ncap * sizeof(*nr));
+
+				if (!nr)
+					goto done;
+				dm->ranges = nr;
+				cap = ncap;
+			}
+			dm->ranges[dm->nranges++] = (struct cu_range){ start + bias, end + bias, *cu, bias };
+		}
+	}
+done:
+	qsort(dm->ranges, dm->nranges, sizeof(*dm->ranges), range_cmp);
+}
+
+static Dwarf_Die *cu_by_ranges(struct dmod *dm, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	size_t lo = 0, hi;
+
+	if (!dm->ranges_built)
+		build_ranges(dm);
+	hi = dm->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dm->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= dm->ranges[lo - 1].hi)
+		return NULL;
+	*bias = dm->ranges[lo - 1].bias;
+	return &dm->ranges[lo - 1].cu;
+}
+
+/* Compute the chain for vaddr into out (at most MAX_CHAIN); returns its length. */
+static unsigned chain_at(struct debuginfo *d, struct dmod *dm, uint64_t vaddr,
+			 struct src_line *out)
+{
+	const char *comp_dir;
+	Dwarf_Attribute cattr;
+	bool scoped;
+	Dwarf_Addr addr = vaddr + dm->ebias, cubias = 0;
+	Dwarf_Die *cudie, *scopes = NULL, *chain = NULL;
+	const char *cur_file = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Line *ln;
+	int lineno = 0, ns, nchain, i;
+	unsigned n = 0;
+
+	cudie = dwfl_module_addrdie(dm->dm, addr, &cubias);
+	if (!cudie)
+		cudie = cu_by_ranges(dm, addr, &cubias); /* no .debug_aranges (Go) */
+	if (!cudie)
+		return 0;
+	ln = dwarf_getsrc_die(cudie, addr - cubias);
+	if (ln) {
+		cur_file = dwarf_linesrc(ln, NULL, NULL);
+		dwarf_lineno(ln, &lineno);
+	}
+	if (dwarf_getsrcfiles(cudie, &files, NULL) != 0)
+		files = NULL;
+	comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cattr));
+	scoped = scoped_lang(dwarf_srclang(cudie));
+	ns = dwarf_getscopes(cudie, addr - cubias, &scopes);
+	nchain = ns > 0 ? dwarf_getscopes_die(&scopes[0], &chain) : 0;
+	for (i = 0; i < nchain && n < MAX_CHAIN; i++) {
+		Dwarf_Die *die = &chain[i];
+		int tag = dwarf_tag(die), dl = 0;
+		const char *df = dwarf_decl_file(die);
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+
+		if (!is_function(tag))
+			continue;
+		dwarf_decl_line(die, &dl);
+		out[n].func = die_rawname(d, die, scoped);
+		out[n].file = abs_path(d, comp_dir, df ? df : cur_file);
+		out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
+		out[n].decl_line = dl > 0 ? (uint32_t)dl : 0;
+		n++;
+		if (tag != DW_TAG_inlined_subroutine)
+			break;
+		/* The caller's line: where this was inlined. */
+		cur_file = NULL;
+		lineno = 0;
+		if (files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &w) == 0)
+			cur_file = dwarf_filesrc(files, w, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &w) == 0)
+			lineno = (int)w;
+	}
+	/* Line info but no function DIE: still a file:line for the symbol's function. */
+	if (n == 0 && cur_file) {
+		out[0] = (struct src_line){ NULL, abs_path(d, comp_dir, cur_file),
+					    lineno > 0 ? (uint32_t)lineno : 0, 0 };
+		n = 1;
+	}
+	free(chain);
+	free(scopes);
+	return n;
+}
+
+/* ---- the cache ------------------------------------------------------------ */
+
+static uint64_t key_hash(const struct module *mod, uint64_t vaddr)
+{
+	uint64_t h = (uint64_t)(uintptr_t)mod * 0x9e3779b97f4a7c15ULL ^ vaddr;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct dentry *slot_of(const struct debuginfo *d, const struct module *mod,
+			      uint64_t vaddr)
+{
+	size_t i = key_hash(mod, vaddr) & d->mask;
+
+	while (d->tab[i].mod && !(d->tab[i].mod == mod && d->tab[i].vaddr == vaddr))
+		i = (i + 1) & d->mask;
+	return &d->tab[i];
+}
+
+static int tab_grow(struct debuginfo *d)
+{
+	size_t ncap = d->tab ? (d->mask + 1) * 2 : 1024, i;
+	struct dentry *old = d->tab;
+	size_t oldcap = d->tab ? d->mask + 1 : 0;
+
+	d->tab = calloc(ncap, sizeof(*d->tab));
+	if (!d->tab) {
+		d->tab = old;
+		return -ENOMEM;
+	}
+	d->mask = ncap - 1;
+	for (i = 0; i < oldcap; i++)
+		if (old[i].mod)
+			*slot_of(d, old[i].mod, old[i].vaddr) = old[i];
+	free(old);
+	return 0;
+}
+
+unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64_t addr,
+			  const struct src_line **lines)
+{
+	struct src_line tmp[MAX_CHAIN];
+	struct dentry *e;
+	struct dmod *dm;
+	uint64_t vaddr;
+	unsigned n;
+
+	*lines = NULL;
+	if (!d || !map || !map->mod)
+		return 0;
+	dm = module_state(d, map);
+	if (!dm || !dm->maybe_dwarf)
+		return 0;
+	load_module(dm);
+	if (!dm->has_dwarf)
+		return 0;
+	vaddr = addr - map->bias;
+	if ((!d->tab || (d->count + 1) * 10 > (d->mask + 1) * 7) && tab_grow(d))
+		return 0;
+	e = slot_of(d, map->mod, vaddr);
+	if (!e->mod) {
+		n = chain_at(d, dm, vaddr, tmp);
+		e->lines = n ? malloc(n * sizeof(*e->lines)) : NULL;
+		if (n && !e->lines)
+			return 0; /* not cached: ENOMEM now, maybe not later */
+		if (n)
+			memcpy(e->lines, tmp, n * sizeof(*e->lines));
+		e->mod = map->mod;
+		e->vaddr = vaddr;
+		e->n = n;
+		d->count++;
+	}
+	*lines = e->lines;
+	return e->n;
+}

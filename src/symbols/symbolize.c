@@ -1,0 +1,125 @@
+/*
+ * symbolize.c - raw addresses to frames (mapping + function), and names for
+ * frames that have no symbol.
+ *
+ * Runs at sample time because mappings change under a live target. Per frame
+ * it is one binary search in the maps and one in the module's symbol table;
+ * the session goes through a direct-mapped cache of recent addresses first,
+ * so a frame seen before costs one probe.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/symbols/perfmap.h"
+#include "pmutop/symbols/symbolize.h"
+
+/* Look up one address (already adjusted for callers) into f. */
+static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *f)
+{
+	const struct mapping *map;
+
+	f->addr = addr;
+	f->func = NULL;
+	f->func_off = 0;
+	f->map = map = maps ? maps_find(maps, addr) : NULL;
+	if (map && map->mod)
+		f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
+	/* JIT code: anonymous (or not yet known) memory named by a perf map. */
+	else if (maps && addr)
+		f->func = perfmap_lookup(maps_perfmap(maps), addr, &f->func_off);
+}
+
+/* A return address points after the call; the call is what ran. */
+static uint64_t lookup_addr(const uint64_t *ips, unsigned i)
+{
+	return i > 0 && ips[i] > 0 ? ips[i] - 1 : ips[i];
+}
+
+void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
+		     struct frame *out)
+{
+	for (unsigned i = 0; i < n; i++)
+		symbolize_one(maps, lookup_addr(ips, i), &out[i]);
+}
+
+/*
+ * The cache: direct-mapped by address. An entry is valid for the maps
+ * generation it was filled in (any mmap, exec or reload changes it), and
+ * only file-backed frames are cached — perf-map names for JIT code can
+ * appear later and are looked up each time.
+ */
+#define SYMCACHE_SIZE (1u << 14)
+
+struct symcache_entry {
+	uint64_t addr;
+	uint64_t gen;           /* maps generation + 1; 0 = empty */
+	struct frame frame;
+};
+
+struct symbol_cache {
+	struct symcache_entry e[SYMCACHE_SIZE];
+};
+
+struct symbol_cache *symbol_cache_new(void)
+{
+	return calloc(1, sizeof(struct symbol_cache));
+}
+
+void symbol_cache_free(struct symbol_cache *c)
+{
+	free(c);
+}
+
+void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
+			    const uint64_t *ips, unsigned n, struct frame *out)
+{
+	uint64_t gen = maps_generation(maps) + 1;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t addr = lookup_addr(ips, i);
+		struct symcache_entry *e =
+			&c->e[(addr * 0x9E3779B97F4A7C15ULL) >> 50 & (SYMCACHE_SIZE - 1)];
+
+		if (e->gen == gen && e->addr == addr) {
+			out[i] = e->frame;
+			continue;
+		}
+		symbolize_one(maps, addr, &out[i]);
+		if (out[i].map && out[i].map->mod) {
+			e->addr = addr;
+			e->gen = gen;
+			e->frame = out[i];
+		}
+	}
+}
+
+static bool is_anon_path(const char *path)
+{
+	return path[0] == '\0' || strncmp(path, "//anon", 6) == 0;
+}
+
+const char *symbolize_fallback_name(const struct frame *f, char *buf, size_t len)
+{
+	const struct mapping *map = f->map;
+	const char *base;
+
+	if (!buf || len == 0)
+		return buf;
+	if (!map) {
+		snprintf(buf, len, "0x%" PRIx64, f->addr);
+	} else if (is_anon_path(map->path)) {
+		snprintf(buf, len, "[anon]+0x%" PRIx64, f->addr - map->start);
+	} else if (map->path[0] != '/') {
+		/* "[heap]", "[stack]", "[vdso]", "[anon:name]": already bracketed. */
+		snprintf(buf, len, "%s+0x%" PRIx64, map->path, f->addr - map->start);
+	} else {
+		base = strrchr(map->path, '/') + 1;
+		snprintf(buf, len, "%s+0x%" PRIx64, *base ? base : map->path,
+			 f->addr - map->start + map->pgoff);
+	}
+	return buf;
+}

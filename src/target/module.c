@@ -1,0 +1,856 @@
+/*
+ * module.c - ELF objects (executables, shared libraries, the vDSO) and the
+ * cache that opens each of them once.
+ *
+ * A file is mmap'd whole and handed to libelf with elf_memory(); an in-memory
+ * image (the vDSO copied out of a target) is handed over the same way, so
+ * both go through one parser, module_parse(). Parsing extracts everything the
+ * hot path needs into flat arrays (PT_LOAD segments, a sorted function
+ * table, .eh_frame_hdr location, build-id), so module_symbolize(),
+ * module_read() and module_bias() never allocate and never call libelf.
+ *
+ * Why the mapping is PROT_READ|PROT_WRITE + MAP_PRIVATE: elf_memory() opens
+ * the image in ELF_C_READ_MMAP_PRIVATE mode, in which libelf may convert data
+ * in place (e.g. a foreign-endian or deliberately corrupt file). A private
+ * writable mapping turns such writes into copy-on-write pages that never
+ * reach the file; a read-only one would turn them into SIGSEGV.
+ *
+ * A mapped file can shrink under us (the target rewrites its own library in
+ * place): touching a page past the new end raises SIGBUS even through a
+ * private mapping. See sigbus_install() for how that is survived.
+ *
+ * Robustness: input is untrusted (it is fuzzed). libelf bounds-checks the
+ * headers, sections, notes and strings it hands out; every offset and size
+ * we use ourselves (segment file ranges) is clamped to the image size here.
+ * Corrupt input yields a module with fewer symbols, or no module at all.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmutop/target/module.h"
+
+#define MAX_BUILD_ID 64 /* bytes; real ones are 8..20 */
+
+struct segment {
+	uint64_t vaddr;
+	uint64_t memsz;
+	uint64_t offset;
+	uint64_t filesz;   /* as the header says (for module_bias) */
+	uint64_t avail;    /* filesz clamped to the bytes the image has */
+	uint32_t flags;
+};
+
+struct symbol {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;  /* into the image via libelf (module->elf kept open) */
+	unsigned rank;     /* alias preference: lower wins */
+};
+
+struct module {
+	char *path;
+	void *image;
+	size_t size;
+	bool mapped;       /* image is mmap'd (munmap) rather than malloc'd */
+	Elf *elf;
+
+	struct segment *segs;
+	size_t nsegs;
+	struct symbol *syms;
+	size_t nsyms;
+
+	bool has_ehf;
+	uint64_t ehf_vaddr, ehf_size;
+	uint64_t text_lo, text_hi;
+	uint64_t page_size;
+	char build_id[2 * MAX_BUILD_ID + 1];
+};
+
+enum cache_kind { KEY_INODE, KEY_PATH, KEY_IMAGE };
+
+struct cache_entry {
+	struct cache_entry *next;
+	enum cache_kind kind;
+	uint64_t dev, ino;     /* KEY_INODE */
+	char *name;            /* KEY_PATH, KEY_IMAGE */
+	size_t img_len;        /* KEY_IMAGE */
+	uint64_t img_hash;     /* KEY_IMAGE */
+	uint64_t hash;
+	struct module *mod;    /* NULL: negative entry */
+};
+
+struct module_cache {
+	struct cache_entry **buckets;
+	size_t nbuckets;       /* power of two */
+	size_t count;
+};
+
+/* ---- files that shrink under us ------------------------------------------ */
+
+static struct sigaction sigbus_old;
+static uintptr_t sigbus_page_size;
+
+/*
+ * pmutop maps files only to read them (module images here, libelf's and
+ * libdw's own mappings), so a SIGBUS for an address past the end of a file
+ * (BUS_ADRERR) means one was truncated after we mapped it. Put a zero page
+ * over the faulting page and return: the read is retried and sees zeros,
+ * which the parsers treat as a corrupt file (no symbol, no unwind info).
+ * Any other SIGBUS, or a failed mmap, gets the previous disposition back
+ * and faults again into it.
+ */
+static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig, (void)uctx;
+	if (si->si_code == BUS_ADRERR && si->si_addr) {
+		void *page = (void *)((uintptr_t)si->si_addr & ~(sigbus_page_size - 1));
+
+		if (mmap(page, sigbus_page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == page)
+			return;
+	}
+	sigaction(SIGBUS, &sigbus_old, NULL);
+}
+
+/* Once per process, before the first file is mapped. */
+static void sigbus_install(void)
+{
+	static bool done;
+	struct sigaction sa;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (done)
+		return;
+	done = true;
+	sigbus_page_size = ps > 0 ? (uintptr_t)ps : 4096;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigbus_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &sigbus_old);
+}
+
+/* ---- module lifetime ---------------------------------------------------- */
+
+static void module_free(struct module *m)
+{
+	if (!m)
+		return;
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->image) {
+		if (m->mapped)
+			munmap(m->image, m->size);
+		else
+			free(m->image);
+	}
+	free(m->syms);
+	free(m->segs);
+	free(m->path);
+	free(m);
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static void hex_encode(char *out, const unsigned char *in, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+/* Look for NT_GNU_BUILD_ID in a block of notes libelf has bounds-checked. */
+static void parse_notes(struct module *m, Elf_Data *data)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data || !data->d_buf)
+		return;
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *base = data->d_buf;
+
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(base + name_off, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= MAX_BUILD_ID) {
+			hex_encode(m->build_id, (const unsigned char *)base + desc_off,
+				   nh.n_descsz);
+			return;
+		}
+		if (next <= off)
+			break;
+		off = next;
+	}
+}
+
+static int parse_phdrs(struct module *m)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(m->elf, &n) != 0)
+		return 0;
+	m->segs = calloc(n ? n : 1, sizeof(*m->segs));
+	if (!m->segs)
+		return -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (i > INT_MAX || !gelf_getphdr(m->elf, (int)i, &ph))
+			continue;
+		switch (ph.p_type) {
+		case PT_LOAD: {
+			struct segment *s = &m->segs[m->nsegs];
+
+			if (ph.p_memsz == 0 ||
+			    ph.p_vaddr + ph.p_memsz < ph.p_vaddr ||
+			    ph.p_offset + ph.p_filesz < ph.p_offset)
+				break;
+			s->vaddr = ph.p_vaddr;
+			s->memsz = ph.p_memsz;
+			s->offset = ph.p_offset;
+			s->filesz = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+			s->flags = ph.p_flags;
+			if (s->offset >= m->size)
+				s->avail = 0;
+			else if (s->filesz > m->size - s->offset)
+				s->avail = m->size - s->offset;
+			else
+				s->avail = s->filesz;
+			if (s->flags & PF_X) {
+				if (m->text_lo == m->text_hi || s->vaddr < m->text_lo)
+					m->text_lo = s->vaddr;
+				if (s->vaddr + s->memsz > m->text_hi)
+					m->text_hi = s->vaddr + s->memsz;
+			}
+			m->nsegs++;
+			break;
+		}
+		case PT_GNU_EH_FRAME:
+			if (!m->has_ehf && ph.p_memsz > 0) {
+				m->has_ehf = true;
+				m->ehf_vaddr = ph.p_vaddr;
+				m->ehf_size = ph.p_memsz;
+			}
+			break;
+		case PT_NOTE:
+			if (!m->build_id[0] && ph.p_filesz > 0)
+				parse_notes(m, elf_getdata_rawchunk(
+					m->elf, (int64_t)ph.p_offset, ph.p_filesz,
+					ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR));
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static unsigned bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL: return 0;
+	case STB_WEAK:   return 1;
+	case STB_LOCAL:  return 2;
+	default:         return 3;
+	}
+}
+
+static int symbol_cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* End of the PT_LOAD segment containing vaddr, or 0. */
+static uint64_t segment_end(const struct module *m, uint64_t vaddr)
+{
+	for (size_t i = 0; i < m->nsegs; i++) {
+		const struct segment *s = &m->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->memsz)
+			return s->vaddr + s->memsz;
+	}
+	return 0;
+}
+
+/* Sort, keep one name per address, give size-0 symbols the gap to the next. */
+static void finish_symbols(struct module *m)
+{
+	size_t i, out = 0;
+
+	if (m->nsyms == 0)
+		return;
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), symbol_cmp);
+	for (i = 0; i < m->nsyms; i++) {
+		if (out > 0 && m->syms[out - 1].addr == m->syms[i].addr)
+			continue;  /* alias: the preferred one sorted first */
+		m->syms[out++] = m->syms[i];
+	}
+	m->nsyms = out;
+
+	for (i = 0; i < m->nsyms; i++) {
+		struct symbol *s = &m->syms[i];
+		uint64_t end;
+
+		if (s->size != 0)
+			continue;
+		if (i + 1 < m->nsyms) {
+			s->size = m->syms[i + 1].addr - s->addr;
+		} else {
+			end = segment_end(m, s->addr);
+			s->size = end > s->addr ? end - s->addr : 1;
+		}
+	}
+}
+
+static int load_symbols(struct module *m, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	size_t entsz, n, i;
+	struct symbol *syms;
+
+	if (!gelf_getshdr(scn, &sh))
+		return 0;
+	data = elf_getdata(scn, NULL);
+	entsz = gelf_fsize(m->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!data || !data->d_buf || entsz == 0)
+		return 0;
+	n = data->d_size / entsz;
+	if (n == 0)
+		return 0;
+	syms = calloc(n, sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+
+	m->nsyms = 0;
+	for (i = 0; i < n; i++) {
+		GElf_Sym s;
+		unsigned char type;
+		const char *name;
+
+		if (i > INT_MAX || !gelf_getsym(data, (int)i, &s))
+			continue;
+		type = GELF_ST_TYPE(s.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (s.st_value == 0 || s.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(m->elf, sh.sh_link, s.st_name);
+		if (!name || !name[0])
+			continue;
+		syms[m->nsyms].addr = s.st_value;
+		/* A size running past the address space is garbage. */
+		syms[m->nsyms].size = s.st_value + s.st_size < s.st_value ? 0 : s.st_size;
+		syms[m->nsyms].name = name;
+		syms[m->nsyms].rank = bind_rank(GELF_ST_BIND(s.st_info));
+		m->nsyms++;
+	}
+	free(m->syms);
+	m->syms = syms;
+	finish_symbols(m);
+	return 0;
+}
+
+static int parse_sections(struct module *m)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	size_t shstrndx;
+	bool have_names = elf_getshdrstrndx(m->elf, &shstrndx) == 0;
+	int err;
+
+	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn;
+		else if (sh.sh_type == SHT_NOTE && !m->build_id[0])
+			parse_notes(m, elf_getdata(scn, NULL));
+		if (!m->has_ehf && have_names && sh.sh_type == SHT_PROGBITS &&
+		    (sh.sh_flags & SHF_ALLOC) && sh.sh_size > 0) {
+			name = elf_strptr(m->elf, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".eh_frame_hdr") == 0) {
+				m->has_ehf = true;
+				m->ehf_vaddr = sh.sh_addr;
+				m->ehf_size = sh.sh_size;
+			}
+		}
+	}
+
+	if (symtab) {
+		err = load_symbols(m, symtab);
+		if (err)
+			return err;
+	}
+	if (m->nsyms == 0 && dynsym) {
+		err = load_symbols(m, dynsym);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The one parser: m->image/m->size hold the whole object. Returns 0,
+ * -ENOEXEC when it is not ELF, -ENOMEM.
+ */
+static int module_parse(struct module *m)
+{
+	GElf_Ehdr eh;
+	long ps = sysconf(_SC_PAGESIZE);
+	int err;
+
+	m->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	if (m->size < EI_NIDENT || memcmp(m->image, ELFMAG, SELFMAG) != 0)
+		return -ENOEXEC;
+	m->elf = elf_memory(m->image, m->size);
+	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || !gelf_getehdr(m->elf, &eh))
+		return -ENOEXEC;
+	err = parse_phdrs(m);
+	if (err)
+		return err;
+	return parse_sections(m);
+}
+
+static struct module *module_alloc(const char *path)
+{
+	struct module *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->path = strdup(path ? path : "");
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Open, map and parse a regular file. NULL when it is not a readable ELF file. */
+static struct module *module_open_file(const char *open_path, const char *display_path)
+{
+	struct module *m = NULL;
+	struct stat st;
+	char magic[SELFMAG];
+	void *image;
+	int fd;
+
+	/* Never open devices or FIFOs: opening can have side effects or block. */
+	if (stat(open_path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	fd = open(open_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < EI_NIDENT ||
+	    (uint64_t)st.st_size > SIZE_MAX)
+		goto out_close;
+	/* Cheap rejection of data files before mapping anything. */
+	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    memcmp(magic, ELFMAG, SELFMAG) != 0)
+		goto out_close;
+	image = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (image == MAP_FAILED)
+		goto out_close;
+	m = module_alloc(display_path ? display_path : open_path);
+	if (!m) {
+		munmap(image, (size_t)st.st_size);
+		goto out_close;
+	}
+	m->image = image;
+	m->size = (size_t)st.st_size;
+	m->mapped = true;
+	if (module_parse(m) != 0) {
+		module_free(m);
+		m = NULL;
+	}
+out_close:
+	close(fd);
+	return m;
+}
+
+static struct module *module_from_image(const char *name, const void *image, size_t len)
+{
+	struct module *m;
+
+	if (!image || len < EI_NIDENT)
+		return NULL;
+	m = module_alloc(name);
+	if (!m)
+		return NULL;
+	m->image = malloc(len);
+	if (!m->image) {
+		module_free(m);
+		return NULL;
+	}
+	memcpy(m->image, image, len);
+	m->size = len;
+	if (module_parse(m) != 0) {
+		module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* ---- queries (hot path: no allocation, no libelf) ----------------------- */
+
+const char *module_path(const struct module *m)
+{
+	return m ? m->path : "";
+}
+
+const char *module_build_id(const struct module *m)
+{
+	return m ? m->build_id : "";
+}
+
+struct Elf *module_elf(const struct module *m)
+{
+	return m ? m->elf : NULL;
+}
+
+size_t module_nsyms(const struct module *m)
+{
+	return m ? m->nsyms : 0;
+}
+
+int module_bias(const struct module *m, uint64_t map_start, uint64_t map_pgoff,
+		uint64_t *bias)
+{
+	const struct segment *best = NULL;
+
+	if (!m)
+		return -ENOENT;
+	for (size_t i = 0; i < m->nsegs; i++) {
+		const struct segment *s = &m->segs[i];
+		uint64_t first_page = s->offset & ~(m->page_size - 1);
+
+		if (s->filesz == 0 || map_pgoff < first_page ||
+		    map_pgoff >= s->offset + s->filesz)
+			continue;
+		/* A page shared by two segments: the one starting there is mapped there. */
+		if (!best || first_page == map_pgoff)
+			best = s;
+		if (first_page == map_pgoff)
+			break;
+	}
+	if (!best)
+		return -ENOENT;
+	*bias = map_start - map_pgoff - (best->vaddr - best->offset);
+	return 0;
+}
+
+const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *offset)
+{
+	size_t lo = 0, hi;
+	const struct symbol *s;
+
+	if (!m)
+		return NULL;
+	hi = m->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &m->syms[lo - 1];
+	if (vaddr - s->addr >= s->size)
+		return NULL;
+	if (offset)
+		*offset = vaddr - s->addr;
+	return s->name;
+}
+
+int module_read(const struct module *m, uint64_t vaddr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+
+	if (!m)
+		return -EFAULT;
+	while (len > 0) {
+		const struct segment *s = NULL;
+		uint64_t off, n;
+
+		for (size_t i = 0; i < m->nsegs; i++) {
+			if (vaddr >= m->segs[i].vaddr &&
+			    vaddr - m->segs[i].vaddr < m->segs[i].memsz) {
+				s = &m->segs[i];
+				break;
+			}
+		}
+		if (!s)
+			return -EFAULT;
+		off = vaddr - s->vaddr;
+		n = s->memsz - off;
+		if (n > len)
+			n = len;
+		if (off < s->avail) {
+			if (n > s->avail - off)
+				n = s->avail - off;
+			memcpy(out, (const unsigned char *)m->image + s->offset + off, n);
+		} else if (off < s->filesz) {
+			return -EFAULT;  /* the file is shorter than its headers say */
+		} else {
+			memset(out, 0, n);
+		}
+		out += n;
+		vaddr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int module_eh_frame_hdr(const struct module *m, uint64_t *vaddr, uint64_t *size)
+{
+	if (!m || !m->has_ehf)
+		return -ENOENT;
+	*vaddr = m->ehf_vaddr;
+	*size = m->ehf_size;
+	return 0;
+}
+
+void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi)
+{
+	*lo = m ? m->text_lo : 0;
+	*hi = m ? m->text_hi : 0;
+}
+
+/* ---- cache -------------------------------------------------------------- */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t hash_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ULL
+
+struct module_cache *module_cache_new(void)
+{
+	struct module_cache *c;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	sigbus_install();
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->nbuckets = 64;
+	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
+	if (!c->buckets) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void module_cache_free(struct module_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nbuckets; i++) {
+		struct cache_entry *e = c->buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			module_free(e->mod);
+			free(e->name);
+			free(e);
+		}
+	}
+	free(c->buckets);
+	free(c);
+}
+
+static bool entry_matches(const struct cache_entry *e, const struct cache_entry *key,
+			  const void *image)
+{
+	if (e->kind != key->kind || e->hash != key->hash)
+		return false;
+	switch (e->kind) {
+	case KEY_INODE:
+		return e->dev == key->dev && e->ino == key->ino;
+	case KEY_PATH:
+		return strcmp(e->name, key->name) == 0;
+	case KEY_IMAGE:
+		if (e->img_len != key->img_len || e->img_hash != key->img_hash ||
+		    strcmp(e->name, key->name) != 0)
+			return false;
+		/* Same hash: compare the bytes when we kept them. */
+		return !e->mod || memcmp(e->mod->image, image, key->img_len) == 0;
+	}
+	return false;
+}
+
+static struct cache_entry *cache_lookup(const struct module_cache *c,
+					const struct cache_entry *key, const void *image)
+{
+	struct cache_entry *e = c->buckets[key->hash & (c->nbuckets - 1)];
+
+	for (; e; e = e->next)
+		if (entry_matches(e, key, image))
+			return e;
+	return NULL;
+}
+
+static void cache_grow(struct module_cache *c)
+{
+	size_t n = c->nbuckets * 2;
+	struct cache_entry **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return;  /* keep working with longer chains */
+	for (size_t i = 0; i < c->nbuckets; i++) {
+		struct cache_entry *e = c->buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (n - 1)];
+			b[e->hash & (n - 1)] = e;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->nbuckets = n;
+}
+
+/*
+ * Store a copy of key with mod (NULL for a negative entry). On ENOMEM the
+ * module is freed and NULL returned, so nothing leaks.
+ */
+static struct module *cache_insert(struct module_cache *c, const struct cache_entry *key,
+				   struct module *mod)
+{
+	struct cache_entry *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		goto fail;
+	*e = *key;
+	e->mod = mod;
+	e->name = NULL;
+	if (key->name) {
+		e->name = strdup(key->name);
+		if (!e->name)
+			goto fail;
+	}
+	if (c->count + 1 > c->nbuckets)
+		cache_grow(c);
+	e->next = c->buckets[e->hash & (c->nbuckets - 1)];
+	c->buckets[e->hash & (c->nbuckets - 1)] = e;
+	c->count++;
+	return mod;
+fail:
+	free(e);
+	module_free(mod);
+	return NULL;
+}
+
+struct module *module_cache_get_any(struct module_cache *c, const char *const *open_paths,
+				    unsigned n, const char *display_path,
+				    uint64_t dev, uint64_t ino)
+{
+	struct cache_entry key = { 0 };
+	struct cache_entry *e;
+	struct module *mod = NULL;
+
+	if (!c)
+		return NULL;
+	if (!display_path)
+		display_path = n > 0 && open_paths[0] ? open_paths[0] : "";
+	if (dev != 0 || ino != 0) {
+		key.kind = KEY_INODE;
+		key.dev = dev;
+		key.ino = ino;
+		key.hash = hash_mix(hash_mix(dev) ^ ino);
+	} else {
+		key.kind = KEY_PATH;
+		key.name = (char *)display_path;
+		key.hash = hash_mix(hash_bytes(HASH_SEED, display_path, strlen(display_path)));
+	}
+	e = cache_lookup(c, &key, NULL);
+	if (e)
+		return e->mod;
+
+	for (unsigned i = 0; i < n && !mod; i++)
+		if (open_paths[i])
+			mod = module_open_file(open_paths[i], display_path);
+	return cache_insert(c, &key, mod);
+}
+
+struct module *module_cache_get(struct module_cache *c, const char *open_path,
+				const char *display_path, uint64_t dev, uint64_t ino)
+{
+	const char *paths[1] = { open_path };
+
+	return module_cache_get_any(c, paths, 1, display_path ? display_path : open_path,
+				    dev, ino);
+}
+
+struct module *module_cache_get_image(struct module_cache *c, const char *name,
+				      const void *image, size_t len)
+{
+	struct cache_entry key = { 0 };
+	struct cache_entry *e;
+
+	if (!c || (!image && len))
+		return NULL;
+	if (!name)
+		name = "";
+	key.kind = KEY_IMAGE;
+	key.name = (char *)name;
+	key.img_len = len;
+	key.img_hash = hash_bytes(HASH_SEED, image, len);
+	key.hash = hash_mix(hash_bytes(key.img_hash, name, strlen(name)));
+	e = cache_lookup(c, &key, image);
+	if (e)
+		return e->mod;
+	return cache_insert(c, &key, module_from_image(name, image, len));
+}

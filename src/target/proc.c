@@ -1,0 +1,203 @@
+/*
+ * proc.c - facts about a target read from /proc, and the pre-flight checks.
+ *
+ * The checks exist so that a user who cannot profile a process learns which
+ * knob to turn (kernel.perf_event_paranoid, kernel.yama.ptrace_scope, the
+ * process's owner) in one message, before pmutop opens anything.
+ */
+#include "pmutop/target/proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int proc_list_threads(pid_t pid, pid_t *tids, size_t cap, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		if (*n < cap)
+			tids[*n] = (pid_t)tid;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n > cap)
+		return -ENOSPC;
+	return 0;
+}
+
+static ssize_t read_small_file(const char *path, char *buf, size_t len)
+{
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	if (r < 0)
+		r = -errno;
+	else
+		buf[r] = 0;
+	close(fd);
+	return r;
+}
+
+int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	r = read_small_file(path, buf, len);
+	if (r < 0)
+		return (int)r;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	r = read_small_file(path, buf, len);
+	if (r < 0)
+		return (int)r;
+	for (ssize_t i = 0; i < r; i++)
+		if (buf[i] == 0 && i + 1 < r)
+			buf[i] = ' ';
+	return 0;
+}
+
+int proc_sysctl_int(const char *name, long *value)
+{
+	char path[128], buf[64];
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	r = read_small_file(path, buf, sizeof(buf));
+	if (r < 0)
+		return (int)r;
+	*value = strtol(buf, NULL, 10);
+	return 0;
+}
+
+int proc_check_target(pid_t pid, char *err, size_t errlen)
+{
+	char path[64];
+	struct stat st;
+	long paranoid = 2, scope = 0;
+
+	if (kill(pid, 0) && errno == ESRCH) {
+		snprintf(err, errlen, "no such process: PID %d", (int)pid);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "no such process: PID %d", (int)pid);
+		return -ESRCH;
+	}
+	/* A zombie has no threads to sample and no memory to read. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	{
+		char buf[512];
+		ssize_t r = read_small_file(path, buf, sizeof(buf));
+		const char *p = r > 0 ? strrchr(buf, ')') : NULL;
+		if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X')) {
+			snprintf(err, errlen, "PID %d is a zombie (exited, not yet reaped): nothing to profile",
+				 (int)pid);
+			return -ESRCH;
+		}
+	}
+	if (geteuid() == 0)
+		return 0;
+	proc_sysctl_int("kernel/perf_event_paranoid", &paranoid);
+	proc_sysctl_int("kernel/yama/ptrace_scope", &scope);
+	/*
+	 * perf_event_open on another task and reading its memory both need
+	 * ptrace-attach rights (PTRACE_MODE_READ_REALCREDS): same uid and not
+	 * setuid, or CAP_SYS_PTRACE.
+	 */
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "permission denied: PID %d belongs to uid %u and you are uid %u; profiling "
+			 "another user's process needs root or CAP_SYS_PTRACE (and CAP_PERFMON)",
+			 (int)pid, (unsigned)st.st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (paranoid > 2) {
+		snprintf(err, errlen,
+			 "permission denied: kernel.perf_event_paranoid=%ld forbids perf events for "
+			 "unprivileged users; run as root or `sysctl kernel.perf_event_paranoid=2`",
+			 paranoid);
+		return -EACCES;
+	}
+	(void)scope; /* Yama's scope governs PTRACE_ATTACH, which pmutop does not use. */
+	return 0;
+}
+
+int proc_explain_perf_error(int err_no, pid_t tid, const char *event,
+			    char *err, size_t errlen)
+{
+	long paranoid = 2;
+
+	proc_sysctl_int("kernel/perf_event_paranoid", &paranoid);
+	switch (err_no) {
+	case EACCES:
+	case EPERM:
+		snprintf(err, errlen,
+			 "cannot open a %s counter on tid %d: %s (kernel.perf_event_paranoid=%ld; "
+			 "user-mode sampling of your own processes needs <= 2, --kernel needs <= 1, "
+			 "other users' processes need root or CAP_PERFMON+CAP_SYS_PTRACE)",
+			 event, (int)tid, strerror(err_no), paranoid);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		snprintf(err, errlen,
+			 "event %s is not supported on this machine (no hardware PMU exposed, e.g. "
+			 "in this VM: `perf stat -e %s true` shows the same); use a software event "
+			 "such as -e task-clock or -e cpu-clock",
+			 event, event);
+		break;
+	case EINVAL:
+		snprintf(err, errlen,
+			 "the kernel rejected the %s counter for tid %d (Invalid argument): the event "
+			 "code, period or frequency is not valid here (frequency above "
+			 "kernel.perf_event_max_sample_rate?)",
+			 event, (int)tid);
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(err, errlen,
+			 "out of file descriptors while opening counters (tid %d): pmutop needs one "
+			 "per thread and CPU; raise `ulimit -n`",
+			 (int)tid);
+		break;
+	case ESRCH:
+		snprintf(err, errlen, "thread %d exited before its counter could be opened", (int)tid);
+		break;
+	default:
+		snprintf(err, errlen, "cannot open a %s counter on tid %d: %s", event, (int)tid,
+			 strerror(err_no));
+	}
+	return -err_no;
+}

@@ -1,0 +1,370 @@
+/*
+ * unwind_fast.c - cached CFI rules applied directly to the stack copy.
+ *
+ * For each code address the walk needs, libdw's CFI reader (the .eh_frame
+ * of the module's own image, already mmap'd by module.c) says how to find
+ * the caller: where the CFA is, where the return address and the caller's
+ * RBP are. The answer is reduced to a small rule and cached by address, so
+ * after warm-up a frame costs a hash probe and two 8-byte loads from the
+ * kernel's stack copy. Rules this path does not model are cached too, as
+ * "ask libunwind", and such a sample is unwound by libunwind from scratch:
+ * the two never mix within one stack.
+ */
+#include "pmutop/unwind/unwind_fast.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
+#include "pmutop/sample/perf_record.h"
+
+/* Packed sample register slots (PMUTOP_REGS_MASK order). */
+#define SAMPLE_BP 6
+#define SAMPLE_SP 7
+#define SAMPLE_IP 8
+
+/* DWARF register numbers on x86_64. */
+#define DW_RBP 6
+#define DW_RSP 7
+
+#define RULES_MAX (1u << 16) /* cached addresses before the cache starts over */
+
+enum rule_kind {
+	RULE_EMPTY = 0,
+	RULE_STEP,  /* a normal frame: use cfa/bp fields */
+	RULE_ROOT,  /* the return address is undefined: outermost frame */
+	RULE_NONE,  /* not modelled here: let libunwind do this sample */
+};
+
+enum bp_rule { BP_SAME, BP_AT_CFA, BP_UNDEF };
+
+struct rule {
+	uint64_t addr;     /* lookup address (runtime) */
+	int32_t cfa_off;   /* CFA = cfa_reg + cfa_off */
+	int32_t bp_off;    /* caller's RBP at CFA + bp_off (BP_AT_CFA) */
+	uint8_t kind;
+	uint8_t cfa_reg;   /* DW_RSP or DW_RBP */
+	uint8_t bp;        /* enum bp_rule */
+	uint8_t debug_frame; /* derived from .debug_frame (libunwind cannot check it) */
+};
+
+struct cfi_entry {
+	const struct module *mod;
+	Dwarf_CFI *cfi;    /* .eh_frame; NULL: none */
+	Dwarf *dwarf;      /* for .debug_frame, opened on the first .eh_frame miss */
+	Dwarf_CFI *dcfi;   /* .debug_frame (Go binaries have only this); NULL: none */
+	bool dtried;
+};
+
+struct fast_unwinder {
+	struct maps *maps;
+	struct rule *rules;
+	size_t rule_cap, nrules;
+	struct cfi_entry *cfis;
+	size_t ncfis, cfi_cap;
+	uint64_t fallbacks;
+	bool last_debug_frame; /* the last walk used a .debug_frame rule */
+};
+
+struct fast_unwinder *fast_unwinder_new(struct maps *maps)
+{
+	struct fast_unwinder *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->maps = maps;
+	f->rule_cap = RULES_MAX * 2;
+	f->rules = calloc(f->rule_cap, sizeof(*f->rules));
+	if (!f->rules) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void fast_unwinder_free(struct fast_unwinder *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->ncfis; i++) {
+		if (f->cfis[i].cfi)
+			dwarf_cfi_end(f->cfis[i].cfi);
+		if (f->cfis[i].dwarf)
+			dwarf_end(f->cfis[i].dwarf); /* also frees dcfi */
+	}
+	free(f->cfis);
+	free(f->rules);
+	free(f);
+}
+
+void fast_unwinder_flush(struct fast_unwinder *f)
+{
+	memset(f->rules, 0, f->rule_cap * sizeof(*f->rules));
+	f->nrules = 0;
+	/* CFI handles stay: they belong to modules, which never change. */
+}
+
+void fast_unwinder_stats(const struct fast_unwinder *f, uint64_t *rules, uint64_t *fallbacks)
+{
+	*rules = f->nrules;
+	*fallbacks = f->fallbacks;
+}
+
+/* libdw's CFI readers for a module, opened once (a handful of modules per target). */
+static struct cfi_entry *cfi_for(struct fast_unwinder *f, const struct module *mod)
+{
+	struct Elf *elf;
+
+	for (size_t i = 0; i < f->ncfis; i++)
+		if (f->cfis[i].mod == mod)
+			return &f->cfis[i];
+	if (f->ncfis == f->cfi_cap) {
+		size_t cap = f->cfi_cap ? f->cfi_cap * 2 : 16;
+		struct cfi_entry *n = realloc(f->cfis, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		f->cfis = n;
+		f->cfi_cap = cap;
+	}
+	elf = module_elf(mod);
+	f->cfis[f->ncfis] = (struct cfi_entry){ .mod = mod, .cfi = elf ? dwarf_getcfi_elf(elf) : NULL };
+	return &f->cfis[f->ncfis++];
+}
+
+/*
+ * The frame description for addr: .eh_frame first (every C/C++ object has
+ * it), then .debug_frame, which is all some toolchains emit (Go).
+ */
+static int addrframe(struct cfi_entry *c, uint64_t vaddr, Dwarf_Frame **frame,
+		     bool *debug_frame)
+{
+	*debug_frame = false;
+	if (c->cfi && dwarf_cfi_addrframe(c->cfi, vaddr, frame) == 0)
+		return 0;
+	*debug_frame = true;
+	if (!c->dtried) {
+		struct Elf *elf = module_elf(c->mod);
+
+		c->dtried = true;
+		c->dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+		c->dcfi = c->dwarf ? dwarf_getcfi(c->dwarf) : NULL;
+	}
+	if (c->dcfi && dwarf_cfi_addrframe(c->dcfi, vaddr, frame) == 0)
+		return 0;
+	return -1;
+}
+
+/* "The value is at CFA + off": the shapes libdw uses for offset(N) rules. */
+static bool cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (nops < 1 || ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	if (nops == 1) {
+		*off = 0;
+		return true;
+	}
+	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	if (nops == 3 && ops[2].atom == DW_OP_plus &&
+	    (ops[1].atom == DW_OP_consts || ops[1].atom == DW_OP_constu)) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+/* Derive the rule for code address `addr` (already adjusted for callers). */
+static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
+{
+	const struct mapping *m = maps_find(f->maps, addr);
+	struct cfi_entry *cfi;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	bool signal = false, debug = false;
+	int ra_reg;
+	int64_t off;
+	uint64_t reg;
+
+	r->kind = RULE_NONE;
+	if (!m || !m->mod || !(cfi = cfi_for(f, m->mod)))
+		return;
+	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame)
+		return;
+	r->debug_frame = debug;
+	ra_reg = dwarf_frame_info(frame, NULL, NULL, &signal);
+	if (ra_reg < 0 || signal)
+		goto out;
+
+	/* CFA = RSP/RBP + n: one DW_OP_bregx (libdw's form) or DW_OP_bregN. */
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1)
+		goto out;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = (uint64_t)(ops[0].atom - DW_OP_breg0);
+		off = (int64_t)ops[0].number;
+	} else {
+		goto out;
+	}
+	if ((reg != DW_RSP && reg != DW_RBP) || off < INT32_MIN || off > INT32_MAX)
+		goto out;
+	r->cfa_reg = (uint8_t)reg;
+	r->cfa_off = (int32_t)off;
+
+	/* Return address: undefined marks the outermost frame; else at CFA-8. */
+	if (dwarf_frame_register(frame, ra_reg, mem, &ops, &nops) != 0)
+		goto out;
+	if (nops == 0 && ops == mem) {
+		r->kind = RULE_ROOT;
+		goto out;
+	}
+	if (!cfa_plus(ops, nops, &off) || off != -8)
+		goto out;
+
+	/* The caller's RBP: untouched, saved in the frame, or lost. */
+	if (dwarf_frame_register(frame, DW_RBP, mem, &ops, &nops) != 0)
+		goto out;
+	if (nops == 0 && !ops) {
+		r->bp = BP_SAME;
+	} else if (nops == 0) {
+		r->bp = BP_UNDEF;
+	} else if (cfa_plus(ops, nops, &off) && off >= INT32_MIN && off <= INT32_MAX) {
+		r->bp = BP_AT_CFA;
+		r->bp_off = (int32_t)off;
+	} else {
+		goto out;
+	}
+	r->kind = RULE_STEP;
+out:
+	free(frame);
+}
+
+static const struct rule *rule_get(struct fast_unwinder *f, uint64_t addr)
+{
+	size_t mask = f->rule_cap - 1;
+	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+
+	for (;;) {
+		struct rule *r = &f->rules[i];
+		if (r->kind == RULE_EMPTY)
+			break;
+		if (r->addr == addr)
+			return r;
+		i = (i + 1) & mask;
+	}
+	/* A miss: bounded cache, started over when full (code is finite anyway). */
+	if (f->nrules >= RULES_MAX) {
+		fast_unwinder_flush(f);
+		i = (size_t)((addr * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+	}
+	struct rule *r = &f->rules[i];
+	memset(r, 0, sizeof(*r));
+	r->addr = addr;
+	derive_rule(f, addr, r);
+	f->nrules++;
+	return r;
+}
+
+/* An 8-byte word of the target: the stack copy first, else the live process. */
+static int read_word(const struct fast_unwinder *f, const struct perf_sample *s, uint64_t sp0,
+		     uint64_t addr, uint64_t *val)
+{
+	if (addr >= sp0 && s->stack_size >= 8 && addr - sp0 <= s->stack_size - 8) {
+		memcpy(val, s->stack + (addr - sp0), 8);
+		return 0;
+	}
+	struct iovec local = { val, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
+	if (process_vm_readv(maps_pid(f->maps), &local, 1, &remote, 1, 0) != 8)
+		return -EFAULT;
+	return 0;
+}
+
+/* As unwind.c: a failed read just above SP is a vanished stack, else garbage. */
+static enum unwind_outcome stack_read_outcome(uint64_t sp0, uint64_t addr)
+{
+	return addr >= sp0 && addr - sp0 < (8ULL << 20) ? UNWIND_STACK_CUT : UNWIND_BAD_FRAME;
+}
+
+unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint64_t *ips,
+		     unsigned max, enum unwind_outcome *outcome)
+{
+	uint64_t sp0, ip, sp, bp;
+	bool bp_known = true;
+	unsigned n = 0;
+
+	/* Only plain user-mode samples with registers; the rest go to libunwind. */
+	if (!max || s->abi == 0 ||
+	    (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+		return 0;
+	f->last_debug_frame = false;
+	sp0 = sp = s->regs[SAMPLE_SP];
+	bp = s->regs[SAMPLE_BP];
+	ip = s->regs[SAMPLE_IP];
+	ips[n++] = ip;
+	for (;;) {
+		const struct rule *r;
+		uint64_t cfa, ra, new_bp = bp;
+
+		/* As the libunwind walk: a full array ends it before another step. */
+		if (n == max) {
+			*outcome = UNWIND_MAX_DEPTH;
+			return n;
+		}
+		/* Callers are looked up at the call instruction, not the return address. */
+		r = rule_get(f, n == 1 ? ip : ip - 1);
+		if (r->kind == RULE_NONE)
+			goto fallback;
+		f->last_debug_frame |= r->debug_frame;
+		if (r->kind == RULE_ROOT) {
+			*outcome = UNWIND_ROOT;
+			return n;
+		}
+		if (r->cfa_reg == DW_RBP && !bp_known)
+			goto fallback;
+		cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+		if (read_word(f, s, sp0, cfa - 8, &ra)) {
+			*outcome = stack_read_outcome(sp0, cfa - 8);
+			return n;
+		}
+		if (r->bp == BP_AT_CFA) {
+			if (read_word(f, s, sp0, cfa + (uint64_t)(int64_t)r->bp_off, &new_bp)) {
+				*outcome = stack_read_outcome(sp0, cfa + (uint64_t)(int64_t)r->bp_off);
+				return n;
+			}
+		} else if (r->bp == BP_UNDEF) {
+			bp_known = false;
+		}
+		if (ra == 0) {
+			*outcome = UNWIND_ROOT;
+			return n;
+		}
+		/* Stacks grow down: a caller's frame is never below its callee's. */
+		if (cfa < sp || (cfa == sp && ra == ip)) {
+			*outcome = UNWIND_BAD_FRAME;
+			return n;
+		}
+		ips[n++] = ra;
+		ip = ra;
+		sp = cfa;
+		bp = new_bp;
+	}
+fallback:
+	f->fallbacks++;
+	return 0;
+}
+
+bool fast_unwind_used_debug_frame(const struct fast_unwinder *f)
+{
+	return f->last_debug_frame;
+}
