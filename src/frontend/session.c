@@ -370,10 +370,202 @@ static int setup_loop(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Launch the command (held before exec) or check the PID to attach to. */
+static int start_target(struct session *s, int *go_fd, int *status_fd, char *err, size_t errlen)
+{
+	const struct pmutop_opts *o = s->o;
+
+	if (o->cmd) {
+		s->pid = launch(o->cmd, go_fd, status_fd, err, errlen);
+		if (s->pid < 0)
+			return -1;
+		s->launched = s->child_running = true;
+		snprintf(s->cmdline, sizeof(s->cmdline), "%s", o->cmd[0]);
+		for (char **a = o->cmd + 1; *a; a++) {
+			size_t l = strlen(s->cmdline);
+			snprintf(s->cmdline + l, sizeof(s->cmdline) - l, " %s", *a);
+		}
+		return 0;
+	}
+	s->pid = o->pid;
+	if (proc_check_target(s->pid, err, errlen))
+		return -1;
+	proc_cmdline(s->pid, s->cmdline, sizeof(s->cmdline));
+	return 0;
+}
+
+/* The pipeline's stages: modules, maps, unwinder, symbol cache, aggregate. */
+static int build_pipeline(struct session *s, char *err, size_t errlen)
+{
+	const struct pmutop_opts *o = s->o;
+
+	s->modules = module_cache_new();
+	s->maps = s->modules ? maps_new(s->pid, s->modules) : NULL;
+	s->unwinder = s->maps ? unwinder_new(s->maps) : NULL;
+	s->symcache = symbol_cache_new();
+	s->agg = aggregate_new();
+	s->ips = calloc(o->max_depth + 2, sizeof(*s->ips));
+	s->frames = calloc(o->max_depth + 2, sizeof(*s->frames));
+	if (!s->unwinder || !s->symcache || !s->agg || !s->ips || !s->frames) {
+		snprintf(err, errlen, "out of memory setting up");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* An attached process's current maps and name (a launched one starts empty). */
+static int load_attached_maps(struct session *s, char *err, size_t errlen)
+{
+	int r;
+
+	if (s->launched)
+		return 0;
+	r = maps_load_proc(s->maps);
+	if (r) {
+		snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)s->pid, strerror(-r),
+			 r == -EACCES || r == -EPERM ? " (reading another user's process needs "
+			 "root or CAP_SYS_PTRACE)" : "");
+		return r;
+	}
+	proc_thread_name(s->pid, s->pid, s->proc_comm, sizeof(s->proc_comm));
+	return 0;
+}
+
+/* The sampler's configuration from the options and the resolved events. */
+static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
+{
+	const struct pmutop_opts *o = s->o;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->pid = s->pid;
+	cfg->event = s->event;
+	s->freq = cfg->freq = o->freq != 0;
+	/* --period and -F apply to every event; otherwise each has its preset. */
+	for (size_t k = 0; k < s->nevents; k++)
+		s->periods[k] = o->freq ? o->freq : (o->period ? o->period : s->events[k].preset_period);
+	s->period = cfg->period = s->periods[0];
+	cfg->nevents = s->nevents;
+	memcpy(cfg->events, s->events, sizeof(cfg->events));
+	memcpy(cfg->periods, s->periods, sizeof(cfg->periods));
+	cfg->kernel = o->kernel;
+	cfg->stack_size = o->stack_size;
+	cfg->mmap_pages = o->mmap_pages;
+	cfg->enable_on_exec = s->launched;
+	if (o->unwind == UNWIND_ENGINE_PTRACE) {
+		/* IPs only, and a wakeup per sample: the stop must follow it closely. */
+		cfg->stack_mode = SAMPLER_IP_ONLY;
+		cfg->wakeup_events = 1;
+	} else if (o->unwind == UNWIND_ENGINE_FP) {
+		cfg->stack_mode = SAMPLER_CALLCHAIN;
+	}
+}
+
+/* --unwind=ptrace: seize first, so another tracer is reported before any counter opens. */
+static int start_ptrace_engine(struct session *s, char *err, size_t errlen)
+{
+	const struct pmutop_opts *o = s->o;
+
+	if (o->unwind != UNWIND_ENGINE_PTRACE)
+		return 0;
+	s->pte = ptrace_engine_new(s->pid, s->launched ? s->pid : 0, s->maps, s->unwinder,
+				   o->max_depth, o->stack_size, ptrace_emit, s, err, errlen);
+	return s->pte ? 0 : -1;
+}
+
+/* Open the counters; warn when a ring buffer cannot hold a couple of samples. */
+static int open_sampler(struct session *s, const struct sampler_config *cfg, char *err,
+			size_t errlen)
+{
+	struct sampler_stats ss;
+	uint64_t bytes;
+
+	s->sampler = sampler_new(cfg, err, errlen);
+	if (!s->sampler)
+		return -1;
+	sampler_get_stats(s->sampler, &ss);
+	bytes = (uint64_t)ss.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	if (cfg->stack_mode == SAMPLER_STACK_COPY && bytes < 2 * ((uint64_t)s->o->stack_size + 1024))
+		fprintf(stderr, "pmutop: WARNING: %llu-byte ring buffers hold fewer than two "
+			"samples with a %u-byte stack copy: expect most samples lost "
+			"(raise --mmap-pages or lower --stack-size)\n",
+			(unsigned long long)bytes, s->o->stack_size);
+	return 0;
+}
+
+/* What the profile says about its events and when it started. */
+static void describe_profile(struct session *s, const struct sampler_config *cfg)
+{
+	struct agg_info *info = aggregate_info(s->agg);
+
+	info->event = s->event.name;
+	info->event_unit = s->event.unit;
+	info->period = cfg->freq ? 0 : cfg->period;
+	info->start_ns = now_ns(CLOCK_REALTIME);
+	info->nevents = s->nevents;
+	for (size_t k = 0; k < s->nevents; k++) {
+		info->events[k].name = s->events[k].name;
+		info->events[k].unit = s->events[k].unit;
+		info->events[k].period = cfg->freq ? 0 : s->periods[k];
+		info->events[k].scale = 1.0;
+	}
+}
+
+/* The event loop, plus the ptrace engine's fd when it runs. */
+static int setup_session_loop(struct session *s, char *err, size_t errlen)
+{
+	struct epoll_event e4 = { .events = EPOLLIN, .data.u32 = EP_PTRACE };
+
+	if (setup_loop(s, err, errlen))
+		return -1;
+	if (s->pte && epoll_ctl(s->ep, EPOLL_CTL_ADD, ptrace_engine_fd(s->pte), &e4)) {
+		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Let a launched command exec now that its counters are open. Closes both
+ * pipes (sets them to -1); returns -1 with err filled when exec failed.
+ */
+static int release_command(struct session *s, int *go_fd, int *status_fd, char *err,
+			   size_t errlen)
+{
+	char c = 'g';
+	int e;
+
+	if (!s->launched)
+		return 0;
+	if (write(*go_fd, &c, 1) != 1) {
+		snprintf(err, errlen, "cannot start %s: %s", s->o->cmd[0], strerror(errno));
+		return -1;
+	}
+	close(*go_fd);
+	*go_fd = -1;
+	/* EOF: exec succeeded (the pipe is close-on-exec); else its errno. */
+	if (read(*status_fd, &e, sizeof(e)) == sizeof(e)) {
+		snprintf(err, errlen, "cannot run %s: %s", s->o->cmd[0], strerror(e));
+		return -1;
+	}
+	close(*status_fd);
+	*status_fd = -1;
+	return 0;
+}
+
+/* Sampling starts now: clocks, the deadline, the first rescan. */
+static void start_clocks(struct session *s)
+{
+	s->start_mono = now_ns(CLOCK_MONOTONIC);
+	s->start_cpu = cpu_seconds();
+	if (s->o->duration > 0)
+		s->deadline = s->start_mono + (uint64_t)(s->o->duration * 1e9);
+	s->next_rescan = s->start_mono + RESCAN_INTERVAL_NS;
+}
+
 struct session *session_start(const struct pmutop_opts *o, char *err, size_t errlen)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	struct sampler_config cfg = { 0 };
+	struct sampler_config cfg;
 	int go_fd = -1, status_fd = -1;
 
 	if (!s) {
@@ -387,136 +579,19 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	if (resolve_events(o, s->events, &s->nevents, err, errlen))
 		goto fail;
 	s->event = s->events[0];
-
-	if (o->cmd) {
-		s->pid = launch(o->cmd, &go_fd, &status_fd, err, errlen);
-		if (s->pid < 0)
-			goto fail;
-		s->launched = s->child_running = true;
-		snprintf(s->cmdline, sizeof(s->cmdline), "%s", o->cmd[0]);
-		for (char **a = o->cmd + 1; *a; a++) {
-			size_t l = strlen(s->cmdline);
-			snprintf(s->cmdline + l, sizeof(s->cmdline) - l, " %s", *a);
-		}
-	} else {
-		s->pid = o->pid;
-		if (proc_check_target(s->pid, err, errlen))
-			goto fail;
-		proc_cmdline(s->pid, s->cmdline, sizeof(s->cmdline));
-	}
-
-	s->modules = module_cache_new();
-	s->maps = s->modules ? maps_new(s->pid, s->modules) : NULL;
-	s->unwinder = s->maps ? unwinder_new(s->maps) : NULL;
-	s->symcache = symbol_cache_new();
-	s->agg = aggregate_new();
-	s->ips = calloc(o->max_depth + 2, sizeof(*s->ips));
-	s->frames = calloc(o->max_depth + 2, sizeof(*s->frames));
-	if (!s->unwinder || !s->symcache || !s->agg || !s->ips || !s->frames) {
-		snprintf(err, errlen, "out of memory setting up");
+	if (start_target(s, &go_fd, &status_fd, err, errlen) ||
+	    build_pipeline(s, err, errlen) ||
+	    load_attached_maps(s, err, errlen))
 		goto fail;
-	}
-	if (!s->launched) {
-		int r = maps_load_proc(s->maps);
-		if (r) {
-			snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)s->pid, strerror(-r),
-				 r == -EACCES || r == -EPERM ? " (reading another user's process needs "
-				 "root or CAP_SYS_PTRACE)" : "");
-			goto fail;
-		}
-		proc_thread_name(s->pid, s->pid, s->proc_comm, sizeof(s->proc_comm));
-	}
-
-	cfg.pid = s->pid;
-	cfg.event = s->event;
-	s->freq = cfg.freq = o->freq != 0;
-	/* --period and -F apply to every event; otherwise each has its preset. */
-	for (size_t k = 0; k < s->nevents; k++)
-		s->periods[k] = o->freq ? o->freq : (o->period ? o->period : s->events[k].preset_period);
-	s->period = cfg.period = s->periods[0];
-	cfg.nevents = s->nevents;
-	memcpy(cfg.events, s->events, sizeof(cfg.events));
-	memcpy(cfg.periods, s->periods, sizeof(cfg.periods));
-	cfg.kernel = o->kernel;
-	cfg.stack_size = o->stack_size;
-	cfg.mmap_pages = o->mmap_pages;
-	cfg.enable_on_exec = s->launched;
-	if (o->unwind == UNWIND_ENGINE_PTRACE) {
-		/* Seize first: another tracer is reported before any counter opens. */
-		s->pte = ptrace_engine_new(s->pid, s->launched ? s->pid : 0, s->maps, s->unwinder,
-					   o->max_depth, o->stack_size, ptrace_emit, s, err, errlen);
-		if (!s->pte)
-			goto fail;
-		/* IPs only, and a wakeup per sample: the stop must follow it closely. */
-		cfg.stack_mode = SAMPLER_IP_ONLY;
-		cfg.wakeup_events = 1;
-	} else if (o->unwind == UNWIND_ENGINE_FP) {
-		cfg.stack_mode = SAMPLER_CALLCHAIN;
-	}
-	s->sampler = sampler_new(&cfg, err, errlen);
-	if (!s->sampler)
+	fill_sampler_config(s, &cfg);
+	if (start_ptrace_engine(s, err, errlen) ||
+	    open_sampler(s, &cfg, err, errlen))
 		goto fail;
-	{
-		/* A buffer that cannot hold a couple of samples loses nearly all of them. */
-		struct sampler_stats ss;
-		uint64_t bytes;
-
-		sampler_get_stats(s->sampler, &ss);
-		bytes = (uint64_t)ss.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
-		if (cfg.stack_mode == SAMPLER_STACK_COPY && bytes < 2 * ((uint64_t)o->stack_size + 1024))
-			fprintf(stderr, "pmutop: WARNING: %llu-byte ring buffers hold fewer than two "
-				"samples with a %u-byte stack copy: expect most samples lost "
-				"(raise --mmap-pages or lower --stack-size)\n",
-				(unsigned long long)bytes, o->stack_size);
-	}
-	{
-		struct agg_info *info = aggregate_info(s->agg);
-		info->event = s->event.name;
-		info->event_unit = s->event.unit;
-		info->period = cfg.freq ? 0 : cfg.period;
-		info->start_ns = now_ns(CLOCK_REALTIME);
-		info->nevents = s->nevents;
-		for (size_t k = 0; k < s->nevents; k++) {
-			info->events[k].name = s->events[k].name;
-			info->events[k].unit = s->events[k].unit;
-			info->events[k].period = cfg.freq ? 0 : s->periods[k];
-			info->events[k].scale = 1.0;
-		}
-	}
-	if (setup_loop(s, err, errlen))
+	describe_profile(s, &cfg);
+	if (setup_session_loop(s, err, errlen) ||
+	    release_command(s, &go_fd, &status_fd, err, errlen))
 		goto fail;
-	if (s->pte) {
-		struct epoll_event e4 = { .events = EPOLLIN, .data.u32 = EP_PTRACE };
-		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, ptrace_engine_fd(s->pte), &e4)) {
-			snprintf(err, errlen, "cannot set up the event loop: %s", strerror(errno));
-			goto fail;
-		}
-	}
-
-	if (s->launched) {
-		char c = 'g';
-		int e;
-
-		if (write(go_fd, &c, 1) != 1) {
-			snprintf(err, errlen, "cannot start %s: %s", o->cmd[0], strerror(errno));
-			goto fail;
-		}
-		close(go_fd);
-		go_fd = -1;
-		/* EOF: exec succeeded (the pipe is close-on-exec); else its errno. */
-		if (read(status_fd, &e, sizeof(e)) == sizeof(e)) {
-			snprintf(err, errlen, "cannot run %s: %s", o->cmd[0], strerror(e));
-			goto fail;
-		}
-		close(status_fd);
-		status_fd = -1;
-	}
-
-	s->start_mono = now_ns(CLOCK_MONOTONIC);
-	s->start_cpu = cpu_seconds();
-	if (o->duration > 0)
-		s->deadline = s->start_mono + (uint64_t)(o->duration * 1e9);
-	s->next_rescan = s->start_mono + RESCAN_INTERVAL_NS;
+	start_clocks(s);
 	return s;
 fail:
 	if (go_fd >= 0)
