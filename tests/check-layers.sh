@@ -58,8 +58,15 @@ while IFS= read -r f; do
 		fi
 	done < <(sed -n 's|^#include "pmutop/\(.*\)\.h".*|\1|p' "$f")
 	# ui/ headers are ui's own; only main (above it) may call into it.
-	if [[ $st != ui && $st != main ]] && grep -qE '^#include "(crt|view|tui|model)\.h"' "$f"; then
+	if [[ $st != ui && $st != main ]] && grep -qE '^#include "(crt|view|tui|model|state)\.h"' "$f"; then
 		echo "layers: $f ($st) includes a private ui/ header"
+		bad=1
+	fi
+	# Inside ui/, screens draw what they are given (view.h's view_ctx) and
+	# never call back into the loop or the key handlers (issue 18).
+	if [[ $f == ui/*_view.c || $f == ui/frame.c ]] &&
+	   grep -qE '^#include "(tui|state)\.h"' "$f"; then
+		echo "layers: $f is a screen and includes the loop's state (draw a struct view_ctx)"
 		bad=1
 	fi
 	if (( bad )); then failed=$((failed + 1)); else passed=$((passed + 1)); fi

@@ -28,44 +28,44 @@ static size_t edge_line(const struct model_edges *e, size_t k)
 	return k < e->ncallers ? 1 + k : 2 + k;
 }
 
-static void draw_edge(const struct tui *t, int y, const struct model_edge *ed, bool selected)
+static void draw_edge(const struct view_ctx *v, int y, const struct model_edge *ed, bool selected)
 {
-	const char *unit = tui_unit(t);
+	const char *unit = v->unit;
 	const char *mod = model_basename(ed->file);
-	char v[16], p1[16], p2[16];
+	char val[16], p1[16], p2[16];
 	int x, plain = crt_attr(CRT_NORMAL), dim = crt_attr(CRT_DIM);
 
 	if (selected) {
 		plain = dim = crt_attr(CRT_SELECTED);
 		attrset(plain);
-		mvhline(y, 0, ' ', COLS);
+		mvhline(y, 0, ' ', v->cols);
 	}
-	x = frame_printf(y, 0, plain, "%8s %6s %6s  ", model_fmt_value(ed->weight, unit, v, sizeof(v)),
-			 model_fmt_percent(ed->weight, t->edges.cum, p1, sizeof(p1)),
-			 model_fmt_percent(ed->weight, t->edges.total, p2, sizeof(p2)));
+	x = frame_printf(y, 0, plain, "%8s %6s %6s  ", model_fmt_value(ed->weight, unit, val, sizeof(val)),
+			 model_fmt_percent(ed->weight, v->edges->cum, p1, sizeof(p1)),
+			 model_fmt_percent(ed->weight, v->edges->total, p2, sizeof(p2)));
 	x = frame_put(y, x, ed->function_id ? plain : dim, ed->name);
 	if (*mod)
 		frame_printf(y, x, dim, " (%s)", mod);
 }
 
-void callers_view_draw(struct tui *t)
+void callers_view_draw(const struct view_ctx *v)
 {
-	const struct model_edges *e = &t->edges;
-	const char *unit = tui_unit(t);
-	int y = frame_header(t), rows;
+	const struct model_edges *e = v->edges;
+	const char *unit = v->unit;
+	int y = frame_header(v), rows;
 	size_t nlines, first, line, sel_line, k;
 	char v1[16], v2[16], p1[16], p2[16];
 	int x;
 
 	attrset(crt_attr(CRT_TITLE));
-	mvhline(y, 0, ' ', COLS);
+	mvhline(y, 0, ' ', v->cols);
 	frame_printf(y, 0, crt_attr(CRT_TITLE), "%8s %6s %6s  %s", "events", "share", "total%",
 		     "callers / callees");
 	y++;
-	if (!t->have_edges) {
+	if (!e) {
 		frame_put(y + 1, 2, crt_attr(CRT_DIM),
 			  "this function has no samples in the current window (Esc goes back)");
-		frame_footer(t, callers_keys);
+		frame_footer(v, callers_keys);
 		return;
 	}
 	x = frame_put(y, 0, crt_attr(CRT_HEADER_VALUE), e->name);
@@ -80,17 +80,17 @@ void callers_view_draw(struct tui *t)
 
 	/* Lines: "Callers", callers..., "Callees", callees... */
 	nlines = e->ncallers + e->ncallees + 2;
-	rows = LINES - 1 - y;
+	rows = v->lines - 1 - y;
 	if (rows < 1)
 		rows = 1;
-	sel_line = edge_line(e, t->edge_sel);
-	if (sel_line < t->edge_top + 1)
-		t->edge_top = sel_line ? sel_line - 1 : 0;  /* show the label above, if any */
-	else if (sel_line >= t->edge_top + (size_t)rows)
-		t->edge_top = sel_line - (size_t)rows + 1;
-	if (t->edge_top + (size_t)rows > nlines)
-		t->edge_top = nlines > (size_t)rows ? nlines - (size_t)rows : 0;
-	first = t->edge_top;
+	sel_line = edge_line(e, v->edge_sel);
+	if (sel_line < *v->edge_top + 1)
+		*v->edge_top = sel_line ? sel_line - 1 : 0;  /* show the label above, if any */
+	else if (sel_line >= *v->edge_top + (size_t)rows)
+		*v->edge_top = sel_line - (size_t)rows + 1;
+	if (*v->edge_top + (size_t)rows > nlines)
+		*v->edge_top = nlines > (size_t)rows ? nlines - (size_t)rows : 0;
+	first = *v->edge_top;
 	for (line = first; line < nlines && (int)(line - first) < rows; line++) {
 		int yy = y + (int)(line - first);
 
@@ -103,8 +103,8 @@ void callers_view_draw(struct tui *t)
 			continue;
 		}
 		k = line <= e->ncallers ? line - 1 : line - 2;
-		draw_edge(t, yy, k < e->ncallers ? &e->callers[k] : &e->callees[k - e->ncallers],
-			  k == t->edge_sel);
+		draw_edge(v, yy, k < e->ncallers ? &e->callers[k] : &e->callees[k - e->ncallers],
+			  k == v->edge_sel);
 	}
-	frame_footer(t, callers_keys);
+	frame_footer(v, callers_keys);
 }

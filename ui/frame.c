@@ -15,7 +15,6 @@
 
 #include "crt.h"
 #include "pmutop/profile/aggregate.h"
-#include "pmutop/frontend/cli.h"
 #include "view.h"
 
 int frame_put(int y, int x, int attr, const char *s)
@@ -87,16 +86,16 @@ static void put_right(int y, int min_x, int attr, const char *s)
 		frame_put(y, x, attr, s);
 }
 
-static void state_tag(const struct tui *t, char *buf, size_t len, int *attr)
+static void state_tag(const struct view_ctx *v, char *buf, size_t len, int *attr)
 {
 	*attr = crt_attr(CRT_MESSAGE);
-	if (t->paused) {
+	if (v->paused) {
 		snprintf(buf, len, "[PAUSED]");
 		*attr = crt_attr(CRT_NOTICE);
-	} else if (!t->s) {
+	} else if (!v->live) {
 		snprintf(buf, len, "[saved profile]");
-	} else if (t->ended) {
-		snprintf(buf, len, t->st.state == SESSION_TARGET_EXITED ? "[TARGET EXITED]" : "[STOPPED]");
+	} else if (v->ended) {
+		snprintf(buf, len, v->st->state == SESSION_TARGET_EXITED ? "[TARGET EXITED]" : "[STOPPED]");
 		*attr = crt_attr(CRT_NOTICE);
 	} else {
 		snprintf(buf, len, "[sampling]");
@@ -104,12 +103,12 @@ static void state_tag(const struct tui *t, char *buf, size_t len, int *attr)
 }
 
 /* "since start | flat | all threads", shorter variants when short of room. */
-static void view_settings(const struct tui *t, int y, int min_x)
+static void view_settings(const struct view_ctx *v, int y, int min_x)
 {
-	uint32_t tid = model_thread(t->m);
-	const char *win = model_window(t->m) == MODEL_INTERVAL ? "last interval" : "since start";
-	const char *sort = model_sort(t->m) == TOP_SORT_CUM ? "cum" : "flat";
-	const struct agg_thread *th = tid ? aggregate_thread(tui_aggregate(t), tid) : NULL;
+	uint32_t tid = model_thread(v->m);
+	const char *win = model_window(v->m) == MODEL_INTERVAL ? "last interval" : "since start";
+	const char *sort = model_sort(v->m) == TOP_SORT_CUM ? "cum" : "flat";
+	const struct agg_thread *th = tid ? aggregate_thread(v->agg, tid) : NULL;
 	char buf[96];
 	int variant;
 
@@ -122,57 +121,53 @@ static void view_settings(const struct tui *t, int y, int min_x)
 			snprintf(buf, sizeof(buf), "%s | %s | tid %u", win, sort, tid);
 		else
 			snprintf(buf, sizeof(buf), "tid %u", tid);
-		if (COLS - (int)strlen(buf) > min_x) {
+		if (v->cols - (int)strlen(buf) > min_x) {
 			put_right(y, min_x, crt_attr(CRT_DIM), buf);
 			return;
 		}
 	}
 }
 
-static void notice_line(const struct tui *t, int y)
+static void notice_line(const struct view_ctx *v, int y)
 {
-	if (t->msg[0] && tui_now() < t->msg_until) {
-		frame_put(y, 0, crt_attr(t->msg_error ? CRT_NOTICE : CRT_MESSAGE), t->msg);
+	if (v->msg) {
+		frame_put(y, 0, crt_attr(v->msg_error ? CRT_NOTICE : CRT_MESSAGE), v->msg);
 		return;
 	}
-	if (t->s && t->ended) {
+	if (v->live && v->ended) {
 		char buf[200];
-		const char *why = t->st.why && t->st.why[0] ? t->st.why : "stopped";
+		const char *why = v->st->why && v->st->why[0] ? v->st->why : "stopped";
 
-		if (t->st.state == SESSION_TARGET_EXITED)
+		if (v->st->state == SESSION_TARGET_EXITED)
 			snprintf(buf, sizeof(buf), " target %d exited: showing the final data (q quits) ",
-				 (int)t->st.pid);
+				 (int)v->st->pid);
 		else
 			snprintf(buf, sizeof(buf), " sampling ended (%s): showing the final data (q quits) ",
 				 why);
 		frame_put(y, 0, crt_attr(CRT_NOTICE), buf);
 		return;
 	}
-	if (t->screen == SCREEN_TOP && *model_filter(t->m) && !t->editing)
+	if (v->screen == SCREEN_TOP && *model_filter(v->m) && !v->edit)
 		frame_printf(y, 0, crt_attr(CRT_MESSAGE), "filter \"%s\": %zu of %zu functions "
-			     "(/ edits, Esc clears)", model_filter(t->m), model_nrows(t->m),
-			     model_nfunctions(t->m));
+			     "(/ edits, Esc clears)", model_filter(v->m), model_nrows(v->m),
+			     model_nfunctions(v->m));
 }
 
-int frame_header(const struct tui *t)
+int frame_header(const struct view_ctx *v)
 {
-	const struct aggregate *a = tui_aggregate(t);
-	const struct agg_info *info = aggregate_info_const(a);
-	char buf[320], v[128], tag[32];
+	const struct agg_info *info = v->info;
+	const struct session_status *st = v->st;
+	char buf[320], val[128], tag[32];
 	int x, attr;
 	size_t nthreads;
 
-	aggregate_threads(a, &nthreads);
-	state_tag(t, tag, sizeof(tag), &attr);
+	aggregate_threads(v->agg, &nthreads);
+	state_tag(v, tag, sizeof(tag), &attr);
 	x = frame_put(0, 0, crt_attr(CRT_HEADER_VALUE), "pmutop");
-	if (t->s) {
-		snprintf(buf, sizeof(buf), " - PID %d: %s", (int)t->st.pid, t->st.cmdline);
-	} else {
-		snprintf(buf, sizeof(buf), " - profile %s", t->load_path);
-	}
+	snprintf(buf, sizeof(buf), " - %s", v->subject);
 	{
 		/* Leave room for the tag. */
-		int room = COLS - x - (int)strlen(tag) - 2;
+		int room = v->cols - x - (int)strlen(tag) - 2;
 
 		if (room < 0)
 			room = 0;
@@ -183,66 +178,63 @@ int frame_header(const struct tui *t)
 	put_right(0, x, attr, tag);
 
 	x = 0;
-	if (t->s) {
-		uint64_t period = t->st.period;
-		const struct pmu_event *ev = session_event(t->s, model_event(t->m), &period);
-		const char *unit;
+	if (v->live) {
+		const struct pmu_event *ev = v->event;
+		const char *unit = strcmp(ev->unit, "nanoseconds") ? "" : " ns";
 
-		if (!ev)
-			ev = &t->st.event;
-		unit = strcmp(ev->unit, "nanoseconds") ? "" : " ns";
-		if (t->st.nevents > 1)
-			snprintf(v, sizeof(v), "%s [%u/%zu]", ev->name, model_event(t->m) + 1,
-				 t->st.nevents);
+		if (v->nevents > 1)
+			snprintf(val, sizeof(val), "%s [%u/%zu]", ev->name, v->event_index + 1,
+				 v->nevents);
 		else
-			snprintf(v, sizeof(v), "%s", ev->name);
-		x = field(1, x, "event", v);
-		snprintf(v, sizeof(v), t->st.freq ? "%llu Hz" : "%llu%s",
-			 (unsigned long long)period, t->st.freq ? "" : unit);
-		x = field(1, x, t->st.freq ? "freq" : "period", v);
-		x = field(1, x, "elapsed", duration(t->st.elapsed, v, sizeof(v)));
-		x = field(1, x, "samples", grouped(t->st.samples, v, sizeof(v)));
-		snprintf(buf, sizeof(buf), "%.0f/s", t->rate);
+			snprintf(val, sizeof(val), "%s", ev->name);
+		x = field(1, x, "event", val);
+		snprintf(val, sizeof(val), st->freq ? "%llu Hz" : "%llu%s",
+			 (unsigned long long)v->period, st->freq ? "" : unit);
+		x = field(1, x, st->freq ? "freq" : "period", val);
+		x = field(1, x, "elapsed", duration(st->elapsed, val, sizeof(val)));
+		x = field(1, x, "samples", grouped(st->samples, val, sizeof(val)));
+		snprintf(buf, sizeof(buf), "%.0f/s", v->rate);
 		x = frame_put(1, x, crt_attr(CRT_HEADER_VALUE), buf);
 
 		x = 0;
-		x = field(2, x, "lost", grouped(t->st.lost, v, sizeof(v)));
+		x = field(2, x, "lost", grouped(st->lost, val, sizeof(val)));
 		/* Attached while sampling; afterwards, those that had samples. */
-		snprintf(v, sizeof(v), "%zu", t->ended ? nthreads : t->st.threads_attached);
-		x = field(2, x, "threads", v);
-		snprintf(v, sizeof(v), "%.1f%%", t->st.self_cpu);
-		x = field(2, x, "pmutop CPU", v);
+		snprintf(val, sizeof(val), "%zu", v->ended ? nthreads : st->threads_attached);
+		x = field(2, x, "threads", val);
+		snprintf(val, sizeof(val), "%.1f%%", st->self_cpu);
+		x = field(2, x, "pmutop CPU", val);
 	} else {
-		snprintf(v, sizeof(v), "%s (%s)", info->event, info->event_unit);
-		x = field(1, x, "event", v);
+		snprintf(val, sizeof(val), "%s (%s)", info->event, info->event_unit);
+		x = field(1, x, "event", val);
 		if (info->period) {
-			snprintf(v, sizeof(v), "%llu", (unsigned long long)info->period);
-			x = field(1, x, "period", v);
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)info->period);
+			x = field(1, x, "period", val);
 		}
 		if (info->duration_ns)
-			x = field(1, x, "duration", duration((double)info->duration_ns / 1e9, v, sizeof(v)));
-		x = field(1, x, "samples", grouped(info->samples, v, sizeof(v)));
+			x = field(1, x, "duration", duration((double)info->duration_ns / 1e9, val,
+							     sizeof(val)));
+		x = field(1, x, "samples", grouped(info->samples, val, sizeof(val)));
 
 		x = 0;
-		x = field(2, x, "lost", grouped(info->lost, v, sizeof(v)));
-		snprintf(v, sizeof(v), "%zu", nthreads);
-		x = field(2, x, "threads", v);
+		x = field(2, x, "lost", grouped(info->lost, val, sizeof(val)));
+		snprintf(val, sizeof(val), "%zu", nthreads);
+		x = field(2, x, "threads", val);
 	}
-	view_settings(t, 2, x);
-	notice_line(t, 3);
+	view_settings(v, 2, x);
+	notice_line(v, 3);
 	return 4;
 }
 
-void frame_footer(const struct tui *t, const char *const *keys)
+void frame_footer(const struct view_ctx *v, const char *const *keys)
 {
-	int y = LINES - 1, x = 0;
+	int y = v->lines - 1, x = 0;
 	size_t i;
 
 	move(y, 0);
 	clrtoeol();
-	if (t->editing) {
+	if (v->edit) {
 		x = frame_put(y, x, crt_attr(CRT_KEY), "Filter: ");
-		x = frame_put(y, x, crt_attr(CRT_NORMAL), t->edit);
+		x = frame_put(y, x, crt_attr(CRT_NORMAL), v->edit);
 		x = frame_put(y, x, (int)A_REVERSE, " ");
 		x = frame_put(y, x + 2, crt_attr(CRT_DIM), "Enter keep  Esc cancel");
 		return;
@@ -252,9 +244,9 @@ void frame_footer(const struct tui *t, const char *const *keys)
 		x = frame_put(y, x, crt_attr(CRT_KEY), keys[i]);
 		x = frame_put(y, x, crt_attr(CRT_KEY_TEXT), keys[i + 1]);
 	}
-	if (x < COLS) {
+	if (x < v->cols) {
 		attrset(crt_attr(CRT_KEY_TEXT));
-		mvhline(y, x, ' ', COLS - x);
+		mvhline(y, x, ' ', v->cols - x);
 		attrset(crt_attr(CRT_NORMAL));
 	}
 }

@@ -1,6 +1,6 @@
 /*
- * help_view.c - `?`: the keys, listed from the key table itself (keys.c),
- * so the help cannot drift from what the keys do.
+ * help_view.c - `?`: the keys, as the loop lists them from the key table
+ * itself (keys.c), so the help cannot drift from what the keys do.
  */
 #include <curses.h>
 
@@ -9,38 +9,34 @@
 
 static const char *const help_keys[] = { "Esc", "Back ", "q", "Quit", NULL };
 
-void help_view_draw(struct tui *t)
+void help_view_draw(const struct view_ctx *v)
 {
-	const struct key_binding *kb;
-	size_t n, i;
-	int y = frame_header(t), col = 0, top;
+	size_t i;
+	int y = frame_header(v), col = 0, top;
 
 	attrset(crt_attr(CRT_TITLE));
-	mvhline(y, 0, ' ', COLS);
+	mvhline(y, 0, ' ', v->cols);
 	frame_put(y, 0, crt_attr(CRT_TITLE), " pmutop live view - keys");
 	y++;
 	frame_put(y++, 1, crt_attr(CRT_DIM),
 		  "Columns: flat = events in the function itself, cum = in it and its callees,");
 	frame_put(y++, 1, crt_attr(CRT_DIM),
 		  "sum% = running total of flat%. Counts are events (samples x period).");
-	if (model_nevents(t->m) > 1)
+	if (model_nevents(v->m) > 1)
 		frame_put(y++, 1, crt_attr(CRT_DIM),
 			  "Then each other event's flat, and ratios of flat estimates (~), e.g. IPC~.");
 	top = y;
-	kb = keys_table(&n);
-	for (i = 0; i < n; i++) {
-		if (!kb[i].label)
-			continue;
-		if (y >= LINES - 1) {
+	for (i = 0; i < v->nkeys; i++) {
+		if (y >= v->lines - 1) {
 			/* Second column when the window is short and wide enough. */
-			if (col || COLS < 90)
+			if (col || v->cols < 90)
 				break;
-			col = COLS / 2;
+			col = v->cols / 2;
 			y = top;
 		}
-		frame_printf(y, col + 1, crt_attr(CRT_KEY), "%-12s", kb[i].label);
-		frame_put(y, col + 14, crt_attr(CRT_NORMAL), kb[i].help);
+		frame_printf(y, col + 1, crt_attr(CRT_KEY), "%-12s", v->keys[i].label);
+		frame_put(y, col + 14, crt_attr(CRT_NORMAL), v->keys[i].help);
 		y++;
 	}
-	frame_footer(t, help_keys);
+	frame_footer(v, help_keys);
 }

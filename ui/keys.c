@@ -17,7 +17,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/frontend/session.h"
-#include "view.h"
+#include "state.h"
 
 #define KEY_ESC 27
 #define CTRL(c) ((c) & 0x1f)
@@ -52,10 +52,10 @@ static unsigned on_help(struct tui *t, int key)
 static unsigned set_sort(struct tui *t, enum top_sort sort, const char *what)
 {
 	if (model_set_sort(t->m, sort))
-		tui_message(t, true, "out of memory");
+		state_message(t, true, "out of memory");
 	else
-		tui_message(t, false, "sorted by %s", what);
-	tui_refresh_derived(t);
+		state_message(t, false, "sorted by %s", what);
+	state_refresh_derived(t);
 	return REACT_REDRAW;
 }
 
@@ -78,13 +78,13 @@ static unsigned on_window(struct tui *t, int key)
 
 	(void)key;
 	if (!t->s) {
-		tui_message(t, true, "a saved profile has no intervals");
+		state_message(t, true, "a saved profile has no intervals");
 		return REACT_REDRAW;
 	}
 	model_set_window(t->m, w);
-	tui_message(t, false, "%s", w == MODEL_INTERVAL ? "showing the last refresh interval"
+	state_message(t, false, "%s", w == MODEL_INTERVAL ? "showing the last refresh interval"
 							: "showing everything since start");
-	tui_refresh_derived(t);
+	state_refresh_derived(t);
 	return REACT_REDRAW;
 }
 
@@ -97,7 +97,7 @@ static unsigned on_event(struct tui *t, int key)
 
 	(void)key;
 	if (n < 2) {
-		tui_message(t, true, "one event in this run (sample several with -e a,b)");
+		state_message(t, true, "one event in this run (sample several with -e a,b)");
 		return REACT_REDRAW;
 	}
 	if (k >= n)
@@ -105,8 +105,8 @@ static unsigned on_event(struct tui *t, int key)
 	/* The model keeps every event's copies: flat, cum and the sort switch at once. */
 	model_set_event(t->m, k);
 	ev = session_event(t->s, k, &period);
-	tui_message(t, false, "flat, cum and the sort are now of %s", ev ? ev->name : "?");
-	tui_refresh_derived(t);
+	state_message(t, false, "flat, cum and the sort are now of %s", ev ? ev->name : "?");
+	state_refresh_derived(t);
 	/* A tick now would shorten the interval window (and undo a pause). */
 	return model_nevents(t->m) > 1 ? REACT_REDRAW : REACT_TICK | REACT_REDRAW;
 }
@@ -158,7 +158,7 @@ static void focus(struct tui *t, uint32_t fid)
 {
 	t->focus = fid;
 	t->edge_sel = t->edge_top = 0;
-	tui_refresh_derived(t);
+	state_refresh_derived(t);
 }
 
 static unsigned on_enter(struct tui *t, int key)
@@ -193,9 +193,9 @@ static unsigned on_enter(struct tui *t, int key)
 
 		model_set_thread(t->m, tid);
 		if (tid)
-			tui_message(t, false, "showing thread %u only (t changes, t Enter on \"all\" undoes)", tid);
+			state_message(t, false, "showing thread %u only (t changes, t Enter on \"all\" undoes)", tid);
 		else
-			tui_message(t, false, "showing all threads");
+			state_message(t, false, "showing all threads");
 		t->screen = SCREEN_TOP;
 		model_home(t->m);
 	}
@@ -221,7 +221,7 @@ static unsigned on_back(struct tui *t, int key)
 	case SCREEN_TOP:
 		if (*model_filter(t->m)) {
 			model_set_filter(t->m, NULL);
-			tui_message(t, false, "filter cleared");
+			state_message(t, false, "filter cleared");
 		}
 		break;
 	}
@@ -248,7 +248,7 @@ static unsigned on_threads(struct tui *t, int key)
 	if (t->screen == SCREEN_THREADS)
 		return on_back(t, key);
 	t->screen = SCREEN_THREADS;
-	tui_refresh_derived(t);
+	state_refresh_derived(t);
 	t->thread_sel = t->thread_top = 0;
 	for (i = 0; i < t->nthreads; i++)
 		if (t->threads[i].tid == model_thread(t->m))
@@ -260,11 +260,11 @@ static unsigned on_reset(struct tui *t, int key)
 {
 	(void)key;
 	if (!t->s) {
-		tui_message(t, true, "a saved profile cannot be reset");
+		state_message(t, true, "a saved profile cannot be reset");
 		return REACT_REDRAW;
 	}
 	if (t->ended) {
-		tui_message(t, true, "sampling has ended: nothing new would come after a reset");
+		state_message(t, true, "sampling has ended: nothing new would come after a reset");
 		return REACT_REDRAW;
 	}
 	/*
@@ -279,11 +279,11 @@ static unsigned on_reset(struct tui *t, int key)
 	if (t->screen == SCREEN_CALLERS)
 		t->screen = SCREEN_TOP;
 	if (session_reset(t->s)) {
-		tui_message(t, true, "reset failed: out of memory");
+		state_message(t, true, "reset failed: out of memory");
 		return REACT_TICK | REACT_REDRAW;
 	}
 	t->rate_samples = 0;
-	tui_message(t, false, "counts reset");
+	state_message(t, false, "counts reset");
 	return REACT_TICK | REACT_REDRAW;
 }
 
@@ -291,7 +291,7 @@ static unsigned on_pause(struct tui *t, int key)
 {
 	(void)key;
 	t->paused = !t->paused;
-	tui_message(t, false, t->paused ? "display paused (sampling goes on); Space resumes"
+	state_message(t, false, t->paused ? "display paused (sampling goes on); Space resumes"
 					: "display resumed");
 	return t->paused ? REACT_REDRAW : REACT_TICK | REACT_REDRAW;
 }
@@ -320,13 +320,13 @@ static unsigned on_write(struct tui *t, int key)
 		if (access(path, F_OK) != 0)
 			break;
 	}
-	if (pprof_write(tui_aggregate(t), path, err, sizeof(err))) {
-		tui_message(t, true, "%s", err);
+	if (pprof_write(state_aggregate(t), path, err, sizeof(err))) {
+		state_message(t, true, "%s", err);
 		return REACT_REDRAW;
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
-	tui_message(t, false, "wrote %s/%s (all threads, since start)", cwd, path);
+	state_message(t, false, "wrote %s/%s (all threads, since start)", cwd, path);
 	return REACT_REDRAW;
 }
 
@@ -434,7 +434,7 @@ static unsigned edit_key(struct tui *t, int key)
 	}
 	if (changed) {
 		if (model_set_filter(t->m, t->edit))
-			tui_message(t, true, "out of memory");
+			state_message(t, true, "out of memory");
 		model_home(t->m);
 	}
 	if (!t->editing)

@@ -24,7 +24,7 @@
 /* Function name characters kept visible when optional columns compete. */
 #define MIN_NAME 16
 
-/* The optional columns of a multi-event screen, as laid out for COLS. */
+/* The optional columns of a multi-event screen, as laid out for the width. */
 struct opt_cols {
 	size_t n;
 	int width;                        /* of the shown ones, separators included */
@@ -39,21 +39,21 @@ struct opt_cols {
 	bool any_ratio;                   /* a ratio column is shown: the footnote */
 };
 
-static void layout(const struct tui *t, struct opt_cols *o)
+static void layout(const struct view_ctx *v, struct opt_cols *o)
 {
-	const struct agg_info *info = aggregate_info_const(tui_aggregate(t));
-	size_t nev = model_nevents(t->m), k;
+	const struct agg_info *info = v->info;
+	size_t nev = model_nevents(v->m), k;
 	const char *names[PMUTOP_MAX_EVENTS];
 	struct ratio r[RATIOS_MAX];
 	size_t nr;
-	int room = COLS - TITLE_PREFIX - MIN_NAME;
+	int room = v->cols - TITLE_PREFIX - MIN_NAME;
 
 	memset(o, 0, sizeof(*o));
 	if (nev < 2 || nev > info->nevents)
 		return;
 	for (k = 0; k < nev; k++) {
 		names[k] = info->events[k].name ? info->events[k].name : "?";
-		if (k == model_event(t->m))
+		if (k == model_event(v->m))
 			continue;
 		o->c[o->n].ev = (unsigned)k;
 		o->c[o->n].title = names[k];
@@ -110,41 +110,41 @@ static int share_attr(uint64_t v, uint64_t total)
 	return crt_attr(CRT_NORMAL);
 }
 
-static void draw_row(const struct tui *t, const struct opt_cols *o, int y, size_t i,
+static void draw_row(const struct view_ctx *v, const struct opt_cols *o, int y, size_t i,
 		     bool selected)
 {
-	const struct top_row *r = model_row(t->m, i);
-	const char *unit = tui_unit(t);
+	const struct top_row *r = model_row(v->m, i);
+	const char *unit = v->unit;
 	const char *mod = model_basename(r->file);
-	uint64_t total = model_total(t->m);
-	const struct agg_info *info = aggregate_info_const(tui_aggregate(t));
+	uint64_t total = model_total(v->m);
+	const struct agg_info *info = v->info;
 	char f[16], fp[16], sp[16], c[16], cp[16];
 	int x, plain = crt_attr(CRT_NORMAL), hot = share_attr(r->flat, total), dim = crt_attr(CRT_DIM);
 
 	model_fmt_value(r->flat, unit, f, sizeof(f));
 	model_fmt_percent(r->flat, total, fp, sizeof(fp));
-	model_fmt_percent(model_sum(t->m, i), total, sp, sizeof(sp));
+	model_fmt_percent(model_sum(v->m, i), total, sp, sizeof(sp));
 	model_fmt_value(r->cum, unit, c, sizeof(c));
 	model_fmt_percent(r->cum, total, cp, sizeof(cp));
 	if (selected) {
 		plain = hot = dim = crt_attr(CRT_SELECTED);
 		attrset(plain);
-		mvhline(y, 0, ' ', COLS);
+		mvhline(y, 0, ' ', v->cols);
 	}
 	x = frame_printf(y, 0, plain, "%8s ", f);
 	x = frame_put(y, x, hot, fp);
 	x = frame_printf(y, x, plain, " %6s %8s %6s", sp, c, cp);
 	for (size_t k = 0; k < o->n; k++) {
-		char v[16];
+		char val[16];
 
 		if (!o->c[k].shown)
 			continue;
 		if (o->c[k].is_ratio)
-			ratio_format(&o->c[k].r, r->ev_flat, v, sizeof(v));
+			ratio_format(&o->c[k].r, r->ev_flat, val, sizeof(val));
 		else
-			model_fmt_value(r->ev_flat[o->c[k].ev], info->events[o->c[k].ev].unit, v,
-					sizeof(v));
-		x = frame_printf(y, x, plain, " %*s", o->c[k].w, v);
+			model_fmt_value(r->ev_flat[o->c[k].ev], info->events[o->c[k].ev].unit, val,
+					sizeof(val));
+		x = frame_printf(y, x, plain, " %*s", o->c[k].w, val);
 	}
 	x = frame_put(y, x, plain, "  ");
 	x = frame_put(y, x, plain, r->name);
@@ -152,25 +152,25 @@ static void draw_row(const struct tui *t, const struct opt_cols *o, int y, size_
 		frame_printf(y, x, dim, " (%s)", mod);
 }
 
-void top_view_draw(struct tui *t)
+void top_view_draw(const struct view_ctx *v)
 {
-	int y = frame_header(t), rows, title = y, x;
-	size_t first, i, n = model_nrows(t->m);
+	int y = frame_header(v), rows, title = y, x;
+	size_t first, i, n = model_nrows(v->m);
 	char info[128];
 	struct opt_cols o;
 
-	layout(t, &o);
+	layout(v, &o);
 
 	/* The titles; with a filter, "function (module) /expect 6/16" (shorter if need be). */
 	attrset(crt_attr(CRT_TITLE));
-	mvhline(title, 0, ' ', COLS);
+	mvhline(title, 0, ' ', v->cols);
 	info[0] = 0;
-	if (*model_filter(t->m)) {
-		snprintf(info, sizeof(info), "function (module) /%s %zu/%zu", model_filter(t->m), n,
-			 model_nfunctions(t->m));
-		if (TITLE_PREFIX + o.width + (int)strlen(info) > COLS)
-			snprintf(info, sizeof(info), "function /%s %zu/%zu", model_filter(t->m), n,
-				 model_nfunctions(t->m));
+	if (*model_filter(v->m)) {
+		snprintf(info, sizeof(info), "function (module) /%s %zu/%zu", model_filter(v->m), n,
+			 model_nfunctions(v->m));
+		if (TITLE_PREFIX + o.width + (int)strlen(info) > v->cols)
+			snprintf(info, sizeof(info), "function /%s %zu/%zu", model_filter(v->m), n,
+				 model_nfunctions(v->m));
 	}
 	x = frame_printf(title, 0, crt_attr(CRT_TITLE), "%8s %6s %6s %8s %6s", "flat", "flat%",
 			 "sum%", "cum", "cum%");
@@ -179,27 +179,27 @@ void top_view_draw(struct tui *t)
 			x = frame_printf(title, x, crt_attr(CRT_TITLE), " %*s", o.c[i].w, o.c[i].title);
 	frame_printf(title, x, crt_attr(CRT_TITLE), "  %s", info[0] ? info : "function (module)");
 	y++;
-	rows = LINES - 1 - y;
+	rows = v->lines - 1 - y;
 	/* The footnote takes the last table line when a ratio is shown and room allows. */
 	if (o.any_ratio && rows > 3) {
 		rows--;
-		frame_put(LINES - 2, 0, crt_attr(CRT_DIM),
+		frame_put(v->lines - 2, 0, crt_attr(CRT_DIM),
 			  "~ ratios of the flat estimates: sampled counts, so estimates too; - no data");
 	}
 	if (rows < 1)
 		rows = 1;
-	first = model_scroll(t->m, (size_t)rows);
+	first = model_scroll(v->m, (size_t)rows);
 	for (i = first; i < n && (int)(i - first) < rows; i++)
-		draw_row(t, &o, y + (int)(i - first), i, i == model_selected(t->m));
+		draw_row(v, &o, y + (int)(i - first), i, i == model_selected(v->m));
 	if (!n) {
 		const char *why;
 
-		if (!model_has_data(t->m) || !model_total(t->m))
-			why = model_window(t->m) == MODEL_INTERVAL ? "no samples in the last interval"
+		if (!model_has_data(v->m) || !model_total(v->m))
+			why = model_window(v->m) == MODEL_INTERVAL ? "no samples in the last interval"
 								   : "no samples yet";
 		else
 			why = "no function matches the filter";
 		frame_put(y + 1, 2, crt_attr(CRT_DIM), why);
 	}
-	frame_footer(t, t->s ? top_keys : load_keys);
+	frame_footer(v, v->live ? top_keys : load_keys);
 }

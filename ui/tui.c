@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,62 +35,11 @@
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/pprof_read.h"
 #include "pmutop/frontend/session.h"
+#include "state.h"
 #include "view.h"
 
 #define POLL_MS 50        /* session drain interval while sampling */
 #define IDLE_MS 200       /* signal check interval when nothing samples */
-#define MESSAGE_SECONDS 4
-
-double tui_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-const struct aggregate *tui_aggregate(const struct tui *t)
-{
-	return t->s ? session_aggregate(t->s) : t->loaded;
-}
-
-const char *tui_unit(const struct tui *t)
-{
-	const struct agg_info *info = aggregate_info_const(tui_aggregate(t));
-	unsigned k = model_event(t->m);
-
-	if (k < info->nevents && info->events[k].unit)
-		return info->events[k].unit;
-	return info->event_unit;
-}
-
-void tui_message(struct tui *t, bool error, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(t->msg, sizeof(t->msg), fmt, ap);
-	va_end(ap);
-	t->msg_error = error;
-	t->msg_until = tui_now() + MESSAGE_SECONDS;
-}
-
-void tui_refresh_derived(struct tui *t)
-{
-	if (t->screen == SCREEN_CALLERS && t->focus) {
-		model_edges_free(&t->edges);
-		t->have_edges = model_edges(t->m, t->focus, &t->edges) == 0;
-		if (t->have_edges && t->edge_sel >= t->edges.ncallers + t->edges.ncallees)
-			t->edge_sel = 0;
-	}
-	if (t->screen == SCREEN_THREADS) {
-		free(t->threads);
-		t->threads = NULL;
-		t->nthreads = 0;
-		if (model_threads(t->m, &t->threads, &t->nthreads))
-			tui_message(t, true, "out of memory");
-	}
-}
 
 /* Fresh status and a fresh copy of the profile. */
 static void tick(struct tui *t)
@@ -107,26 +55,82 @@ static void tick(struct tui *t)
 		t->rate_samples = t->st.samples;
 		t->rate_elapsed = t->st.elapsed;
 	}
-	if (model_tick(t->m, tui_aggregate(t)))
-		tui_message(t, true, "out of memory: the view is empty until the next refresh");
-	tui_refresh_derived(t);
+	if (model_tick(t->m, state_aggregate(t)))
+		state_message(t, true, "out of memory: the view is empty until the next refresh");
+	state_refresh_derived(t);
+}
+
+/*
+ * Everything the current screen draws, from the state: the screens get this
+ * and nothing else (view.h).
+ */
+static void fill_context(struct tui *t, struct view_ctx *v, char *subject, size_t len)
+{
+	const struct aggregate *a = state_aggregate(t);
+
+	memset(v, 0, sizeof(*v));
+	v->lines = LINES;
+	v->cols = COLS;
+	v->screen = t->screen;
+	v->agg = a;
+	v->info = aggregate_info_const(a);
+	v->m = t->m;
+	v->unit = state_unit(t);
+	v->live = t->s != NULL;
+	v->event_index = model_event(t->m);
+	v->nevents = 1;
+	if (t->s) {
+		snprintf(subject, len, "PID %d: %s", (int)t->st.pid, t->st.cmdline);
+		v->st = &t->st;
+		v->period = t->st.period;
+		v->event = session_event(t->s, v->event_index, &v->period);
+		if (!v->event)
+			v->event = &t->st.event;
+		v->nevents = t->st.nevents;
+	} else {
+		snprintf(subject, len, "profile %s", t->load_path);
+	}
+	v->subject = subject;
+	v->rate = t->rate;
+	v->paused = t->paused;
+	v->ended = t->ended;
+	if (t->msg[0] && state_now() < t->msg_until) {
+		v->msg = t->msg;
+		v->msg_error = t->msg_error;
+	}
+	v->edit = t->editing ? t->edit : NULL;
+	v->edges = t->have_edges ? &t->edges : NULL;
+	v->edge_sel = t->edge_sel;
+	v->edge_top = &t->edge_top;
+	v->threads = t->threads;
+	v->nthreads = t->nthreads;
+	if (t->thread_sel > t->nthreads)
+		t->thread_sel = t->nthreads;
+	v->thread_sel = t->thread_sel;
+	v->thread_top = &t->thread_top;
+	v->keys = t->help;
+	v->nkeys = t->nhelp;
 }
 
 static void draw(struct tui *t)
 {
+	struct view_ctx v;
+	char subject[320];
+
+	fill_context(t, &v, subject, sizeof(subject));
 	erase();
 	switch (t->screen) {
 	case SCREEN_TOP:
-		top_view_draw(t);
+		top_view_draw(&v);
 		break;
 	case SCREEN_CALLERS:
-		callers_view_draw(t);
+		callers_view_draw(&v);
 		break;
 	case SCREEN_THREADS:
-		threads_view_draw(t);
+		threads_view_draw(&v);
 		break;
 	case SCREEN_HELP:
-		help_view_draw(t);
+		help_view_draw(&v);
 		break;
 	}
 	if (t->editing)
@@ -164,7 +168,7 @@ static void loop(struct tui *t)
 			return;
 		}
 
-		now = tui_now();
+		now = state_now();
 		if ((r & REACT_TICK) ||
 		    (!t->paused && now >= next_tick && !(t->ended && t->final_tick_done))) {
 			tick(t);
@@ -270,6 +274,22 @@ static void finish(struct tui *t)
 	}
 }
 
+/* The help screen lists the key table itself: it cannot drift from the keys. */
+static int help_lines(struct tui *t)
+{
+	const struct key_binding *kb;
+	size_t n, i;
+
+	kb = keys_table(&n);
+	t->help = calloc(n, sizeof(*t->help));
+	if (!t->help)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (kb[i].label)
+			t->help[t->nhelp++] = (struct view_key_help){ kb[i].label, kb[i].help };
+	return 0;
+}
+
 int tui_run(const struct pmutop_opts *o)
 {
 	struct tui t = {
@@ -299,7 +319,7 @@ int tui_run(const struct pmutop_opts *o)
 		}
 	}
 	t.m = model_new();
-	if (!t.m) {
+	if (!t.m || help_lines(&t)) {
 		fprintf(stderr, "pmutop: out of memory\n");
 		goto out;
 	}
@@ -314,6 +334,7 @@ int tui_run(const struct pmutop_opts *o)
 out:
 	model_edges_free(&t.edges);
 	free(t.threads);
+	free(t.help);
 	model_free(t.m);
 	session_free(t.s);
 	aggregate_free(t.loaded);

@@ -1,11 +1,15 @@
 /*
- * view.h - the live view's state, shared by the loop (tui.c), the key
- * table (keys.c) and the screens (top_view.c, callers_view.c,
- * threads_view.c, help_view.c, frame.c).
+ * view.h - what the live view's screens are given to draw.
  *
- * The state is plain data; the model (model.h) holds everything that is
- * computed from the profile. Screens only draw: they read this struct and
- * never change the model's settings (keys do that).
+ * The loop (tui.c) owns the state (state.h) and, before every draw, fills a
+ * struct view_ctx with everything a screen shows: the profile and its model,
+ * the unit and event, the run's status, the screen size, the message line
+ * and the screen's own list. Screens (top_view.c, callers_view.c,
+ * threads_view.c, help_view.c and the frame around them, frame.c) only draw
+ * from it: they never call back into the loop or the key handlers, so the
+ * dependencies run one way, tui.c -> screens -> frame.c -> crt.c, and a new
+ * screen (a per-process list, say) is a new drawing function over the same
+ * context plus whatever list it shows.
  */
 #ifndef PMUTOP_UI_VIEW_H
 #define PMUTOP_UI_VIEW_H
@@ -18,7 +22,7 @@
 #include "pmutop/frontend/session.h"
 
 struct aggregate;
-struct pmutop_opts;
+struct agg_info;
 
 enum tui_screen {
 	SCREEN_TOP = 1 << 0,
@@ -28,76 +32,59 @@ enum tui_screen {
 };
 #define SCREEN_ANY (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP)
 
-/* What a key handler asks the loop to do (bits). */
-enum reaction {
-	REACT_NONE = 0,
-	REACT_REDRAW = 1 << 0,  /* draw the screen again */
-	REACT_TICK = 1 << 1,    /* take fresh data from the profile now */
-	REACT_QUIT = 1 << 2,
+/* A line of the help screen: a key (or keys) and what it does. */
+struct view_key_help {
+	const char *label;
+	const char *help;
 };
 
-#define CALLERS_HISTORY 64
-
-struct tui {
-	const struct pmutop_opts *o;
-	struct session *s;             /* live mode; NULL with --load */
-	struct aggregate *loaded;      /* --load: the saved profile */
-	const char *load_path;
-	struct model *m;
-
+struct view_ctx {
+	/* The screen: lines and columns, curses' LINES and COLS at draw time. */
+	int lines, cols;
 	enum tui_screen screen;
-	enum tui_screen help_from;        /* where Esc leaves the help screen to */
-	bool paused;
-	bool ended;                    /* the session stopped (target exit, duration) */
-	bool final_tick_done;
 
-	/* The "/" line editor. */
-	bool editing;
-	char edit[128];
-	size_t edit_len;
-	char edit_saved[128];          /* the filter before editing (Esc restores it) */
+	/* The data. Screens read the model and may only scroll it. */
+	const struct aggregate *agg;      /* the profile being shown */
+	const struct agg_info *info;      /* its run facts */
+	struct model *m;
+	const char *unit;                 /* unit of the shown event ("count", ...) */
 
-	/* Callers/callees: the function in focus, and where Enter came from. */
-	uint32_t focus;
-	uint32_t history[CALLERS_HISTORY];
-	size_t nhistory;
-	struct model_edges edges;
-	bool have_edges;
-	size_t edge_sel, edge_top;
+	/* Where it comes from: the header. */
+	const char *subject;              /* "PID 4242: ./shares 60", "profile f.pb.gz" */
+	bool live;                        /* a session (running or ended), not a saved profile */
+	const struct session_status *st;  /* live: status as of the last tick; else NULL */
+	const struct pmu_event *event;    /* live: the shown event; else NULL */
+	uint64_t period;                  /* live: its period (Hz with st->freq) */
+	unsigned event_index;             /* the shown event, 0-based */
+	size_t nevents;                   /* events in the run */
+	double rate;                      /* samples/s over the last interval */
+	bool paused, ended;
 
-	/* Threads list. */
-	struct model_thread *threads;
-	size_t nthreads;
-	size_t thread_sel, thread_top; /* 0 = "all threads", i = threads[i - 1] */
-
-	/* Status as of the last tick (live mode). */
-	struct session_status st;
-	double rate;                   /* samples/s over the last interval */
-	uint64_t rate_samples;
-	double rate_elapsed;
-
-	char msg[256];                 /* a transient message under the header */
+	/* The message/notice line: NULL when nothing is to be said. */
+	const char *msg;
 	bool msg_error;
-	double msg_until;              /* monotonic seconds */
+	/* The "/" editor: the text being typed, NULL when not editing. */
+	const char *edit;
 
-	int exit_code;
+	/* The callers screen: the focused function's edges (NULL: none in the window). */
+	const struct model_edges *edges;
+	size_t edge_sel;
+	size_t *edge_top;                 /* first line shown; the screen scrolls it */
+
+	/* The threads screen: threads[0..nthreads), "all" being line 0. */
+	const struct model_thread *threads;
+	size_t nthreads;
+	size_t thread_sel;
+	size_t *thread_top;
+
+	/* The help screen. */
+	const struct view_key_help *keys;
+	size_t nkeys;
 };
-
-/* The aggregate being shown (re-fetched every time: a reset replaces it). */
-const struct aggregate *tui_aggregate(const struct tui *t);
-/* Unit of the event shown ("count", "nanoseconds", ...). */
-const char *tui_unit(const struct tui *t);
-/* Seconds on a monotonic clock. */
-double tui_now(void);
-/* Show a message for a few seconds. */
-void tui_message(struct tui *t, bool error, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Recompute what the current screen shows besides the model's rows. */
-void tui_refresh_derived(struct tui *t);
 
 /* frame.c: the header (returns the first free line) and the footer. */
-int frame_header(const struct tui *t);
-void frame_footer(const struct tui *t, const char *const *keys);
+int frame_header(const struct view_ctx *v);
+void frame_footer(const struct view_ctx *v, const char *const *keys);
 /* Draw text clipped to the screen width at (y, x); returns the next x. */
 int frame_put(int y, int x, int attr, const char *s);
 /* frame_put with printf formatting. */
@@ -105,22 +92,9 @@ int frame_printf(int y, int x, int attr, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* The screens. */
-void top_view_draw(struct tui *t);
-void callers_view_draw(struct tui *t);
-void threads_view_draw(struct tui *t);
-void help_view_draw(struct tui *t);
-
-/* keys.c: dispatch one key; returns enum reaction bits. */
-unsigned keys_dispatch(struct tui *t, int key);
-
-/* The key table, for the help screen. */
-struct key_binding {
-	int key;                          /* curses key code or character */
-	unsigned screens;                 /* enum tui_screen bits where it applies */
-	unsigned (*handler)(struct tui *t, int key);
-	const char *label;                /* shown in help; NULL: an alias, not listed */
-	const char *help;
-};
-const struct key_binding *keys_table(size_t *n);
+void top_view_draw(const struct view_ctx *v);
+void callers_view_draw(const struct view_ctx *v);
+void threads_view_draw(const struct view_ctx *v);
+void help_view_draw(const struct view_ctx *v);
 
 #endif
