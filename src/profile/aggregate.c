@@ -864,12 +864,14 @@ int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t
 }
 
 int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
-			   unsigned n, uint64_t samples, uint64_t weight)
+			   unsigned n, uint64_t samples, const uint64_t *weights, size_t nweights)
 {
 	struct agg_thread *t;
 	struct agg_stack *s;
 	unsigned i;
 
+	if (nweights == 0 || nweights > PMUTOP_MAX_EVENTS)
+		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (locs[i] == 0 || locs[i] > a->locs.n)
 			return -EINVAL;
@@ -880,23 +882,39 @@ int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *lo
 	if (!s)
 		return -ENOMEM;
 	s->samples += samples;
-	s->weight += weight;
-	s->weights[0] = s->weight;
-	s->ev_samples[0] += samples;
+	for (i = 0; i < nweights; i++) {
+		s->weights[i] += weights[i];
+		/* The file counts samples per stack, not per event: a stack's
+		 * count goes to every event it has weight in. */
+		if (weights[i])
+			s->ev_samples[i] += samples;
+	}
+	s->weight = s->weights[0];
 	t->samples += samples;
 	a->info.samples += samples;
 	return 0;
 }
 
-int aggregate_set_event(struct aggregate *a, const char *event, const char *unit)
+int aggregate_set_event_k(struct aggregate *a, size_t k, const char *event, const char *unit,
+			  uint64_t period)
 {
 	const char *e = str_intern(a, event ? event : "");
 	const char *u = str_intern(a, unit ? unit : "");
 
+	if (k >= PMUTOP_MAX_EVENTS)
+		return -EINVAL;
 	if (!e || !u)
 		return -ENOMEM;
-	a->info.event = e;
-	a->info.event_unit = u;
+	a->info.events[k].name = e;
+	a->info.events[k].unit = u;
+	a->info.events[k].period = period;
+	a->info.events[k].scale = 1.0;
+	if (k == 0) {
+		a->info.event = e;
+		a->info.event_unit = u;
+	} else if (a->info.nevents < k + 1) {
+		a->info.nevents = k + 1;
+	}
 	return 0;
 }
 

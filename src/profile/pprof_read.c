@@ -217,12 +217,23 @@ static const char *str_at(struct reader *r, int64_t i, const char *what)
 	return r->p->string_table[i];
 }
 
-/* Which sample value to show: default_sample_type, else the last (like pprof). */
-static int pick_types(struct reader *r, size_t *value, size_t *count)
+/*
+ * Which sample values become events: the one pprof shows first
+ * (default_sample_type, else the last), then every other type in file order,
+ * at most PMUTOP_MAX_EVENTS; a type named "samples" is the sample count,
+ * not an event.
+ */
+struct types {
+	size_t ev[PMUTOP_MAX_EVENTS]; /* value index of event k */
+	size_t nev;
+	size_t count;                 /* value index of "samples", or SIZE_MAX */
+};
+
+static int pick_types(struct reader *r, struct types *t)
 {
 	const Profile *p = r->p;
 	const char *want = NULL;
-	size_t i;
+	size_t i, first;
 
 	if (p->n_sample_type == 0) {
 		snprintf(r->err, r->errlen, "no sample types");
@@ -237,19 +248,24 @@ static int pick_types(struct reader *r, size_t *value, size_t *count)
 		    !str_at(r, p->sample_type[i]->unit, "sample unit"))
 			return -EINVAL;
 	}
-	*value = p->n_sample_type - 1;
+	first = p->n_sample_type - 1;
 	if (p->default_sample_type) {
 		want = str_at(r, p->default_sample_type, "default sample type");
 		if (!want)
 			return -EINVAL;
 		for (i = 0; i < p->n_sample_type; i++)
 			if (!strcmp(p->string_table[p->sample_type[i]->type], want))
-				*value = i;
+				first = i;
 	}
-	*count = SIZE_MAX;
+	t->count = SIZE_MAX;
 	for (i = 0; i < p->n_sample_type; i++)
 		if (!strcmp(p->string_table[p->sample_type[i]->type], "samples"))
-			*count = i;
+			t->count = i;
+	t->ev[0] = first;
+	t->nev = 1;
+	for (i = 0; i < p->n_sample_type && t->nev < PMUTOP_MAX_EVENTS; i++)
+		if (i != first && i != t->count)
+			t->ev[t->nev++] = i;
 	return 0;
 }
 
@@ -422,10 +438,12 @@ static int sample_thread(struct reader *r, const Perftools__Profiles__Sample *s,
 	return 0;
 }
 
-static int import_samples(struct reader *r, size_t vi, size_t ci)
+static int import_samples(struct reader *r, const struct types *t)
 {
 	const Profile *p = r->p;
+	uint64_t weights[PMUTOP_MAX_EVENTS];
 	size_t i, j, k;
+	bool any;
 	int rc;
 
 	for (i = 0; i < p->n_sample; i++) {
@@ -461,8 +479,13 @@ static int import_samples(struct reader *r, size_t vi, size_t ci)
 				return -EINVAL;
 			}
 		}
-		if (s->value[vi] <= 0)
-			continue;  /* nothing to show (or a diff profile's negative) */
+		/* Negative values (a diff profile's) and zeros have nothing to show. */
+		for (k = 0, any = false; k < t->nev; k++) {
+			weights[k] = s->value[t->ev[k]] > 0 ? (uint64_t)s->value[t->ev[k]] : 0;
+			any |= weights[k] > 0;
+		}
+		if (!any)
+			continue;
 		if (depth > r->stack_cap) {
 			uint32_t *ns = realloc(r->stack, depth * sizeof(*ns));
 
@@ -477,9 +500,10 @@ static int import_samples(struct reader *r, size_t vi, size_t ci)
 			for (k = 0; k < r->loc_count[li]; k++)
 				r->stack[depth++] = r->loc_first[li] + (uint32_t)k;
 		}
-		samples = ci == SIZE_MAX ? 1 : s->value[ci] > 0 ? (uint64_t)s->value[ci] : 0;
+		samples = t->count == SIZE_MAX ? 1 : s->value[t->count] > 0 ?
+			  (uint64_t)s->value[t->count] : 0;
 		rc = aggregate_import_stack(r->a, tid, r->stack, (unsigned)depth, samples,
-					    (uint64_t)s->value[vi]);
+					    weights, t->nev);
 		if (rc)
 			return rc;
 		if (tname && !aggregate_thread(r->a, tid)->name[0])
@@ -489,17 +513,30 @@ static int import_samples(struct reader *r, size_t vi, size_t ci)
 }
 
 /* Run facts: event, period, times, and pmutop's own counters from comments. */
-static int import_info(struct reader *r, size_t vi)
+static int import_info(struct reader *r, const struct types *t)
 {
 	const Profile *p = r->p;
 	struct agg_info *info = aggregate_info(r->a);
+	const char *period_type = NULL;
 	size_t i;
 	int rc;
 
-	rc = aggregate_set_event(r->a, p->string_table[p->sample_type[vi]->type],
-				 p->string_table[p->sample_type[vi]->unit]);
-	if (rc)
-		return rc;
+	if (p->period_type && p->period_type->type > 0 &&
+	    (uint64_t)p->period_type->type < p->n_string_table)
+		period_type = p->string_table[p->period_type->type];
+	for (i = 0; i < t->nev; i++) {
+		const Perftools__Profiles__ValueType *vt = p->sample_type[t->ev[i]];
+
+		/* The period is period_type's; without one, the shown event's. */
+		bool has_period = period_type ? !strcmp(period_type, p->string_table[vt->type])
+					      : i == 0;
+
+		rc = aggregate_set_event_k(r->a, i, p->string_table[vt->type],
+					   p->string_table[vt->unit],
+					   has_period && p->period > 0 ? (uint64_t)p->period : 0);
+		if (rc)
+			return rc;
+	}
 	info->period = p->period > 0 ? (uint64_t)p->period : 0;
 	info->start_ns = p->time_nanos > 0 ? (uint64_t)p->time_nanos : 0;
 	info->duration_ns = p->duration_nanos > 0 ? (uint64_t)p->duration_nanos : 0;
@@ -573,7 +610,8 @@ int pprof_read_buf_max(const void *buf, size_t len, size_t max, struct aggregate
 {
 	const unsigned char *in = buf;
 	unsigned char *raw = NULL;
-	size_t rawlen = len, vi = 0, ci = SIZE_MAX;
+	size_t rawlen = len;
+	struct types types = { .nev = 0 };
 	struct reader r = { .err = err, .errlen = errlen };
 	Profile *p = NULL;
 	char why[200] = "";
@@ -609,7 +647,7 @@ int pprof_read_buf_max(const void *buf, size_t len, size_t max, struct aggregate
 		goto out;
 	rc = check_arrays(&r);
 	if (!rc)
-		rc = pick_types(&r, &vi, &ci);
+		rc = pick_types(&r, &types);
 	if (!rc)
 		rc = import_mappings(&r);
 	if (!rc)
@@ -617,9 +655,9 @@ int pprof_read_buf_max(const void *buf, size_t len, size_t max, struct aggregate
 	if (!rc)
 		rc = import_locations(&r);
 	if (!rc)
-		rc = import_samples(&r, vi, ci);
+		rc = import_samples(&r, &types);
 	if (!rc)
-		rc = import_info(&r, vi);
+		rc = import_info(&r, &types);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading the profile");
 	else if (rc == -EINVAL && !err[0])

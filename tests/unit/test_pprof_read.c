@@ -451,16 +451,27 @@ static void go_style_profile(void **state)
 			    "0|1|3000|runtime.malg;main.inlined;main.main\n"
 			    "0|1|700|gobin+0x3010;main.inlined;main.main;runtime.malg\n");
 	free(d);
+	/* Every type is an event, the default first, then the others in order. */
+	assert_int_equal(info->nevents, 4);
+	assert_string_equal(info->events[0].name, "alloc_space");
+	assert_string_equal(info->events[1].name, "alloc_objects");
+	assert_string_equal(info->events[2].name, "inuse_objects");
+	assert_string_equal(info->events[3].name, "inuse_space");
+	assert_string_equal(info->events[3].unit, "bytes");
+	assert_int_equal(info->events[0].period, 524288);  /* the period type's */
+	assert_int_equal(info->events[1].period, 0);
 	aggregate_free(a);
 	free(buf);
 
-	/* Without default_sample_type: the last type (inuse_space), like pprof. */
+	/* Without default_sample_type: the last type (inuse_space), like pprof.
+	 * A message with nothing in use is still kept for its allocations. */
 	g.p.default_sample_type = 0;
 	buf = pack(&g.p, &len);
 	assert_int_equal(read_buf(buf, len, &a), 0);
 	assert_string_equal(aggregate_info_const(a)->event, "inuse_space");
 	d = describe_sorted(a);
-	assert_string_equal(d, "0|1|1000|runtime.malg;main.inlined;main.main\n");
+	assert_string_equal(d, "0|1|0|gobin+0x3010;main.inlined;main.main;runtime.malg\n"
+			       "0|1|1000|runtime.malg;main.inlined;main.main\n");
 	free(d);
 	aggregate_free(a);
 	free(buf);

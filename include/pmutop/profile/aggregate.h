@@ -156,7 +156,8 @@ int aggregate_resolve_lines(struct aggregate *a);
  * strings are copied. Mappings and locations are not deduplicated (a saved
  * profile's are already distinct, and inlined frames share an address);
  * functions are, by (name, file). aggregate_import_stack() counts `samples`
- * samples of total `weight` on (tid, locs) - every id must already exist.
+ * samples on (tid, locs) with weights[k] for event k (nweights events, from
+ * 1 to PMUTOP_MAX_EVENTS) - every id must already exist.
  * All return 0, -EINVAL (bad id) or -ENOMEM. Don't mix with aggregate_add().
  */
 int aggregate_import_mapping(struct aggregate *a, uint64_t start, uint64_t limit,
@@ -167,8 +168,14 @@ int aggregate_import_function(struct aggregate *a, const char *name, const char 
 int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t address,
 			      uint32_t function_id, uint32_t *id);
 int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
-			   unsigned n, uint64_t samples, uint64_t weight);
-/* Name the event and its unit (agg_info.event/event_unit), copied. 0 or -ENOMEM. */
-int aggregate_set_event(struct aggregate *a, const char *event, const char *unit);
+			   unsigned n, uint64_t samples, const uint64_t *weights, size_t nweights);
+/*
+ * Name event k of an imported profile (name, unit, nominal period or 0),
+ * copied. Event 0 is also agg_info.event/event_unit; naming an event k >= 1
+ * makes it a multi-event aggregate (agg_info.nevents = k + 1).
+ * 0, -EINVAL (k too large) or -ENOMEM.
+ */
+int aggregate_set_event_k(struct aggregate *a, size_t k, const char *event, const char *unit,
+			  uint64_t period);
 
 #endif
