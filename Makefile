@@ -46,12 +46,24 @@ LIB      := $(BUILD)/libpmutop.a
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
+# The man page and bash completion are printed by pmutop itself from its
+# option table (src/frontend/cli.c), so they always match --help.
+DOCS     := $(BUILD)/pmutop.1 $(BUILD)/pmutop.bash
+
 .PHONY: all test unit e2e check-asan demo bench install clean deps
-all: $(PMUTOP_OUT)
+all: $(PMUTOP_OUT) $(DOCS)
 
 $(PMUTOP_OUT): $(BUILD)/src/main.o $(LIB)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/pmutop.1: $(PMUTOP_OUT)
+	@echo "  GEN     $@"
+	$(Q)./$(PMUTOP_OUT) --print-man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/pmutop.bash: $(PMUTOP_OUT)
+	@echo "  GEN     $@"
+	$(Q)./$(PMUTOP_OUT) --print-completion > $@.tmp && mv $@.tmp $@
 
 $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -116,8 +128,11 @@ demo: $(PMUTOP_OUT) workloads
 bench: $(PMUTOP_OUT) workloads
 	$(Q)bash bench/run.sh
 
-install: pmutop
-	install -D -m 0755 pmutop $(DESTDIR)$(PREFIX)/bin/pmutop
+install: $(PMUTOP_OUT) $(DOCS)
+	install -D -m 0755 $(PMUTOP_OUT) $(DESTDIR)$(PREFIX)/bin/pmutop
+	install -D -m 0644 $(BUILD)/pmutop.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmutop.1
+	install -D -m 0644 $(BUILD)/pmutop.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pmutop
 
 clean:
 	rm -rf build build-asan pmutop

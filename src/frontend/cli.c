@@ -1,155 +1,385 @@
 /*
  * cli.c - parse pmutop's command line into struct pmutop_opts.
  *
- * Every numeric option is parsed with strtoull/strtod plus a range check and
- * rejected with the offending text quoted; conflicts are checked in one
- * place at the end. Nothing here touches the target.
+ * The options are one table (opts_table below): each row names the option,
+ * its argument, the handler that stores it and its help text. getopt_long's
+ * arrays are built from the rows at parse time, and cli_doc.c prints --help,
+ * the man page and the bash completion from the same rows. Every numeric
+ * option is parsed with strtoull/strtod plus a range check and rejected with
+ * the offending text quoted; conflicts are checked in one place at the end.
+ * Nothing here touches the target.
  */
 #include "pmutop/frontend/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pmutop/frontend/cli_doc.h"
 
 #define DEFAULT_STACK_SIZE 16384
 #define DEFAULT_MAX_DEPTH 128
 #define DEFAULT_REFRESH 1.0
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-enum {
-	OPT_PERIOD = 256,
-	OPT_DURATION,
-	OPT_DUMP,
-	OPT_STACK_SIZE,
-	OPT_MAX_DEPTH,
-	OPT_MMAP_PAGES,
-	OPT_KERNEL,
-	OPT_ROWS,
-	OPT_VERSION,
-	OPT_LIST_EVENTS,
-	OPT_DUMP_SPLIT,
-	OPT_TOP,
-	OPT_NO_TUI,
-	OPT_REFRESH,
-	OPT_LOAD,
-	OPT_FORMAT,
-	OPT_FOLDED_THREADS,
-	OPT_HTTP,
-	OPT_HTTP_MAX_SECONDS,
-	OPT_UNWIND,
-	OPT_STACKS,
-	OPT_JSON,
+/* What the handlers see while argv is parsed. */
+struct cli_ctx {
+	struct pmutop_opts *o;
+	FILE *out;
+	char *err;
+	size_t errlen;
+	const char *event_specs[PMUTOP_MAX_EVENTS];
+	size_t nspecs;
+	bool have_period;
 };
 
-static const struct option long_opts[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "period", required_argument, NULL, OPT_PERIOD },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "dump", required_argument, NULL, OPT_DUMP },
-	{ "stack-size", required_argument, NULL, OPT_STACK_SIZE },
-	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
-	{ "mmap-pages", required_argument, NULL, OPT_MMAP_PAGES },
-	{ "rows", required_argument, NULL, OPT_ROWS },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "top", no_argument, NULL, OPT_TOP },
-	{ "no-tui", no_argument, NULL, OPT_NO_TUI },
-	{ "refresh", required_argument, NULL, OPT_REFRESH },
-	{ "load", required_argument, NULL, OPT_LOAD },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "folded-threads", no_argument, NULL, OPT_FOLDED_THREADS },
-	{ "http", required_argument, NULL, OPT_HTTP },
-	{ "http-max-seconds", required_argument, NULL, OPT_HTTP_MAX_SECONDS },
-	{ "unwind", required_argument, NULL, OPT_UNWIND },
-	{ "stacks", no_argument, NULL, OPT_STACKS },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
-	{ "dump-split", no_argument, NULL, OPT_DUMP_SPLIT },
-	{ NULL, 0, NULL, 0 },
-};
+#define OPT_FIELD(c, opt, type) ((type *)((char *)(c)->o + (opt)->off))
 
-static void print_help(FILE *out)
+static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
+		     uint64_t *out, char *err, size_t errlen)
 {
-	fprintf(out,
-"Usage: pmutop -p PID [options]\n"
-"       pmutop [options] -- COMMAND [ARGS...]\n"
-"       pmutop --load PROFILE.pb.gz\n"
-"\n"
-"Sample every thread of a process on a hardware performance counter (or a\n"
-"software clock), unwind each sample's user stack remotely, and report where\n"
-"the events happen: in a live view when stdout is a terminal, as a pprof\n"
-"profile (--dump), or as a flat/cumulative table at the end.\n"
-"\n"
-"Options:\n"
-"  -p, --pid PID          profile the running process PID (all its threads)\n"
-"  -e, --event EVENT      event to sample on (default: cycles, or task-clock\n"
-"                         when this machine has no hardware PMU); a comma\n"
-"                         list or repeated -e samples several at once\n"
-"      --list-events      print the events usable on this machine and exit\n"
-"      --period N         sample every N events (default: the event's preset)\n"
-"  -F, --freq HZ          sample at about HZ samples/s per thread instead\n"
-"      --duration SEC     stop after SEC seconds (default: until the target\n"
-"                         exits or SIGINT/SIGTERM)\n"
-"      --dump FILE        write a gzip-compressed pprof profile to FILE\n"
-"      --dump-split       with several events: one file per event\n"
-"                         (FILE.pb.gz -> FILE.EVENT.pb.gz)\n"
-"      --stack-size BYTES user stack copied per sample (default %d, max 65528)\n"
-"      --max-depth N      frames per stack at most (default %d)\n"
-"      --mmap-pages N     ring buffer data pages per CPU, a power of 2\n"
-"                         (default: 128, what a non-root user may lock; 512 as root)\n"
-"      --rows N           rows of the table printed without --dump (default: all)\n"
-"      --kernel           also sample in kernel mode (needs perf_event_paranoid<=1)\n"
-"      --unwind ENGINE    how stacks are taken: snapshot (default; the kernel\n"
-"                         copies registers + --stack-size bytes of stack, DWARF\n"
-"                         unwind), ptrace (stop the thread at each sample and\n"
-"                         read it live; one tracer per process) or fp (the\n"
-"                         kernel's frame-pointer walk: cheapest, needs -fno-omit-\n"
-"                         frame-pointer code)\n"
-"      --stacks           print the current stack of every thread of -p PID once\n"
-"                         and exit (ptrace; like py-spy dump / eu-stack)\n"
-"      --json             with --stacks: JSON instead of text\n"
-"  -q, --quiet            no summary on stderr\n"
-"      --top              the live view even with --dump (FILE is written on quit)\n"
-"      --no-tui           no live view: print the table at the end\n"
-"      --refresh SEC      live view refresh interval (default 1)\n"
-"      --load FILE        show a saved pprof profile (live view on a terminal,\n"
-"                         else the table)\n"
-"      --format FMT       what --dump writes: pprof (default) or folded\n"
-"                         (collapsed stacks: flamegraph.pl, inferno, speedscope)\n"
-"      --folded-threads   with --format folded: thread name as the root frame\n"
-"      --http ADDR:PORT   serve /debug/pprof/profile?seconds=N&event=E&period=P\n"
-"                         for -p PID (Go's endpoint; loopback unless ADDR says)\n"
-"      --http-max-seconds N  longest profile a request may ask for (default 300)\n"
-"  -h, --help             this text\n"
-"      --version          version\n"
-"\n"
-"Events (preset period in parentheses):\n",
-		DEFAULT_STACK_SIZE, DEFAULT_MAX_DEPTH);
-	for (size_t i = 0; events_builtin(i); i++) {
-		const struct pmu_event *ev = events_builtin(i);
-		fprintf(out, "  %-26s (%llu %s)\n", ev->name,
-			(unsigned long long)ev->preset_period,
-			ev->hardware ? "events" : (strcmp(ev->unit, "nanoseconds") ? "events" : "ns"));
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		goto bad;
+	if (v < min || v > max) {
+		snprintf(err, errlen, "%s \"%s\" out of range (%llu..%llu)", what, s,
+			 (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
 	}
-	fprintf(out,
-"  rUUEE, r0xUUEE             raw PMU event code (100000)\n"
-"  perf spellings are accepted too: cpu-cycles, cache-misses, branch-misses, ...\n"
-"\n"
-"Examples:\n"
-"  pmutop -p 1234 -e branchMisses                   live view of branch misses\n"
-"  pmutop -p 1234 --no-tui --duration 5             table of 5 seconds\n"
-"  pmutop -p 1234 --dump prof.pb.gz --top           live view, profile on quit\n"
-"  pmutop --load prof.pb.gz                         browse a saved profile\n"
-"  pmutop -p 1234 -e cycles --dump prof.pb.gz --duration 10\n"
-"  pmutop -e cacheMisses -- ./my_program args       launch and profile\n"
-"  pmutop --stacks -p 1234                          where is every thread now?\n"
-"  pmutop -p 1234 --unwind=fp --dump prof.pb.gz     frame-pointer stacks\n"
-"  go tool pprof -top prof.pb.gz                    read a profile\n");
+	*out = v;
+	return 0;
+bad:
+	snprintf(err, errlen, "invalid %s \"%s\" (expected a whole number)", what, s ? s : "");
+	return -EINVAL;
+}
+
+/* "stack-size" -> "stack size": how errors name a numeric option. */
+static int opt_u64(struct cli_ctx *c, const struct cli_option *opt, const char *arg,
+		   uint64_t *v)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "%s", opt->name);
+	for (char *p = what; *p; p++)
+		if (*p == '-')
+			*p = ' ';
+	return parse_u64(what, arg, opt->min, opt->max, v, c->err, c->errlen);
+}
+
+/* ---- generic handlers: the row's .off names the field ---- */
+
+static int h_flag(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)arg;
+	*OPT_FIELD(c, opt, bool) = true;
+	return 0;
+}
+
+static int h_unsigned(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (opt_u64(c, opt, arg, &v))
+		return -EINVAL;
+	*OPT_FIELD(c, opt, unsigned) = (unsigned)v;
+	return 0;
+}
+
+static int h_file(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (!*arg) {
+		snprintf(c->err, c->errlen, "--%s needs a file name", opt->name);
+		return -EINVAL;
+	}
+	*OPT_FIELD(c, opt, const char *) = arg;
+	return 0;
+}
+
+/* ---- handlers of one option each ---- */
+
+static int h_pid(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (opt_u64(c, opt, arg, &v))
+		return -EINVAL;
+	c->o->pid = (pid_t)v;
+	return 0;
+}
+
+static int h_event(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (c->nspecs == PMUTOP_MAX_EVENTS) {
+		snprintf(c->err, c->errlen, "too many -e options (at most %d events)",
+			 PMUTOP_MAX_EVENTS);
+		return -EINVAL;
+	}
+	c->event_specs[c->nspecs++] = arg;
+	c->o->event_given = true;
+	return 0;
+}
+
+static int h_period(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (opt_u64(c, opt, arg, &c->o->period))
+		return -EINVAL;
+	c->have_period = true;
+	return 0;
+}
+
+static int h_freq(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	return opt_u64(c, opt, arg, &c->o->freq);
+}
+
+/* Seconds as a decimal in (min, max]; what names it in the error. */
+static int parse_seconds(const char *arg, double min, bool min_inclusive, double max,
+			 double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || end == arg || !isfinite(v) || v > max ||
+	    (min_inclusive ? v < min : v <= min))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int h_duration(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_seconds(arg, 0, false, 31536000, &c->o->duration)) {
+		snprintf(c->err, c->errlen, "invalid duration \"%s\" (expected seconds > 0, e.g. 10 or 2.5)",
+			 arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_refresh(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_seconds(arg, 0.05, true, 3600, &c->o->refresh)) {
+		snprintf(c->err, c->errlen, "invalid refresh interval \"%s\" "
+			 "(expected seconds from 0.05 to 3600, e.g. 1 or 0.5)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_stack_size(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (h_unsigned(c, opt, arg))
+		return -EINVAL;
+	c->o->stack_size &= ~7u; /* the kernel takes a multiple of 8 (at most 65528) */
+	return 0;
+}
+
+static int h_mmap_pages(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	unsigned v;
+
+	if (h_unsigned(c, opt, arg))
+		return -EINVAL;
+	v = c->o->mmap_pages;
+	if (v & (v - 1)) {
+		snprintf(c->err, c->errlen, "invalid mmap pages \"%s\" (must be a power of 2)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_format(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (!strcmp(arg, "pprof")) {
+		c->o->format = DUMP_PPROF;
+	} else if (!strcmp(arg, "folded") || !strcmp(arg, "collapsed")) {
+		c->o->format = DUMP_FOLDED;
+	} else {
+		snprintf(c->err, c->errlen, "invalid format \"%s\" (expected pprof or folded)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_http(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (!*arg) {
+		snprintf(c->err, c->errlen, "--http needs an address, e.g. 127.0.0.1:6060");
+		return -EINVAL;
+	}
+	c->o->http = arg;
+	return 0;
+}
+
+static int h_unwind(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (!strcmp(arg, "snapshot") || !strcmp(arg, "dwarf")) {
+		c->o->unwind = UNWIND_ENGINE_SNAPSHOT;
+	} else if (!strcmp(arg, "ptrace")) {
+		c->o->unwind = UNWIND_ENGINE_PTRACE;
+	} else if (!strcmp(arg, "fp")) {
+		c->o->unwind = UNWIND_ENGINE_FP;
+	} else {
+		snprintf(c->err, c->errlen, "invalid unwind engine \"%s\" (expected snapshot, "
+			 "ptrace or fp)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_help(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	cli_print_help(c->out);
+	return 1;
+}
+
+static int h_version(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	fprintf(c->out, "pmutop %s\n", PMUTOP_VERSION);
+	return 1;
+}
+
+static int h_print_man(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	cli_print_man(c->out);
+	return 1;
+}
+
+static int h_print_completion(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	cli_print_completion(c->out);
+	return 1;
+}
+
+#define F(field) offsetof(struct pmutop_opts, field)
+
+/* Every option, in the order --help lists them within a group. */
+static const struct cli_option opts_table[] = {
+	{ "pid", 'p', "PID", h_pid, 0, 1, 4194304,
+	  "profile the running process PID (all its threads)",
+	  CLI_GROUP_TARGET, CLI_COMPLETE_PID, NULL },
+	{ "event", 'e', "EVENT", h_event, 0, 0, 0,
+	  "event to sample on (default: cycles, or task-clock when this machine has no "
+	  "hardware PMU); a comma list or repeated -e samples several at once",
+	  CLI_GROUP_EVENTS, CLI_COMPLETE_EVENT, NULL },
+	{ "period", 0, "N", h_period, 0, 1, 1ULL << 62,
+	  "sample every N events (default: the event's preset)",
+	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
+	{ "freq", 'F', "HZ", h_freq, 0, 1, 1000000,
+	  "sample at about HZ samples/s per thread instead",
+	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
+	{ "duration", 0, "SEC", h_duration, 0, 0, 0,
+	  "stop after SEC seconds (default: until the target exits or SIGINT/SIGTERM)",
+	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
+	{ "kernel", 0, NULL, h_flag, F(kernel), 0, 0,
+	  "also sample in kernel mode (needs perf_event_paranoid<=1)",
+	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
+	{ "dump", 0, "FILE", h_file, F(dump), 0, 0,
+	  "write a gzip-compressed pprof profile to FILE",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_FILE, NULL },
+	{ "dump-split", 0, NULL, h_flag, F(dump_split), 0, 0,
+	  "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
+	{ "format", 0, "FMT", h_format, 0, 0, 0,
+	  "what --dump writes: pprof (default) or folded (collapsed stacks: flamegraph.pl, "
+	  "inferno, speedscope)",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_CHOICES, "pprof folded" },
+	{ "folded-threads", 0, NULL, h_flag, F(folded_threads), 0, 0,
+	  "with --format folded: thread name as the root frame",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
+	{ "rows", 0, "N", h_unsigned, F(top_rows), 1, 1000000,
+	  "rows of the table printed without --dump (default: all)",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
+	{ "quiet", 'q', NULL, h_flag, F(quiet), 0, 0,
+	  "no summary on stderr",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
+	{ "top", 0, NULL, h_flag, F(top), 0, 0,
+	  "the live view even with --dump (FILE is written on quit)",
+	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
+	{ "no-tui", 0, NULL, h_flag, F(no_tui), 0, 0,
+	  "no live view: print the table at the end",
+	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
+	{ "refresh", 0, "SEC", h_refresh, 0, 0, 0,
+	  "live view refresh interval (default 1)",
+	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
+	{ "load", 0, "FILE", h_file, F(load), 0, 0,
+	  "show a saved pprof profile (live view on a terminal, else the table)",
+	  CLI_GROUP_VIEW, CLI_COMPLETE_FILE, NULL },
+	{ "unwind", 0, "ENGINE", h_unwind, 0, 0, 0,
+	  "how stacks are taken: snapshot (default; the kernel copies registers + "
+	  "--stack-size bytes of stack, DWARF unwind), ptrace (stop the thread at each "
+	  "sample and read it live; one tracer per process) or fp (the kernel's "
+	  "frame-pointer walk: cheapest, needs -fno-omit-frame-pointer code)",
+	  CLI_GROUP_STACKS, CLI_COMPLETE_CHOICES, "snapshot ptrace fp" },
+	{ "stack-size", 0, "BYTES", h_stack_size, F(stack_size), 64, 65528,
+	  "user stack copied per sample (default " STR(DEFAULT_STACK_SIZE) ", max 65528)",
+	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
+	{ "max-depth", 0, "N", h_unsigned, F(max_depth), 1, 4096,
+	  "frames per stack at most (default " STR(DEFAULT_MAX_DEPTH) ")",
+	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
+	{ "mmap-pages", 0, "N", h_mmap_pages, F(mmap_pages), 1, 65536,
+	  "ring buffer data pages per CPU, a power of 2 (default: 128, what a non-root "
+	  "user may lock; 512 as root)",
+	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
+	{ "stacks", 0, NULL, h_flag, F(stacks), 0, 0,
+	  "print the current stack of every thread of -p PID once and exit (ptrace; like "
+	  "py-spy dump / eu-stack)",
+	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
+	{ "json", 0, NULL, h_flag, F(json), 0, 0,
+	  "with --stacks: JSON instead of text",
+	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
+	{ "http", 0, "ADDR:PORT", h_http, 0, 0, 0,
+	  "serve /debug/pprof/profile?seconds=N&event=E&period=P for -p PID (Go's "
+	  "endpoint; loopback unless ADDR says)",
+	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
+	{ "http-max-seconds", 0, "N", h_unsigned, F(http_max_seconds), 1, 86400,
+	  "longest profile a request may ask for (default 300)",
+	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
+	{ "list-events", 0, NULL, h_flag, F(list_events), 0, 0,
+	  "print the events usable on this machine and exit",
+	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
+	{ "help", 'h', NULL, h_help, 0, 0, 0,
+	  "this text",
+	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
+	{ "version", 'V', NULL, h_version, 0, 0, 0,
+	  "print the version and exit",
+	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
+	{ "print-man", 0, NULL, h_print_man, 0, 0, 0,
+	  "print the man page pmutop.1 (the build installs it)",
+	  CLI_GROUP_HIDDEN, CLI_COMPLETE_NONE, NULL },
+	{ "print-completion", 0, NULL, h_print_completion, 0, 0, 0,
+	  "print the bash completion script (the build installs it)",
+	  CLI_GROUP_HIDDEN, CLI_COMPLETE_NONE, NULL },
+};
+
+#undef F
+#define NOPTS (sizeof(opts_table) / sizeof(opts_table[0]))
+
+const struct cli_option *cli_option_at(size_t i)
+{
+	return i < NOPTS ? &opts_table[i] : NULL;
 }
 
 /* Conflicts of --format, --folded-threads and --http with the rest. */
@@ -184,30 +414,6 @@ static int cli_check_outputs(const struct pmutop_opts *o, char *err, size_t errl
 	return 0;
 }
 
-static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
-		     uint64_t *out, char *err, size_t errlen)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (!s || !*s || *s == '-' || *s == '+')
-		goto bad;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		goto bad;
-	if (v < min || v > max) {
-		snprintf(err, errlen, "%s \"%s\" out of range (%llu..%llu)", what, s,
-			 (unsigned long long)min, (unsigned long long)max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-bad:
-	snprintf(err, errlen, "invalid %s \"%s\" (expected a whole number)", what, s ? s : "");
-	return -EINVAL;
-}
-
 /* Every -e (each may be a comma list) into o->events; "cycles" when none. */
 static int parse_events(struct pmutop_opts *o, const char **specs, size_t nspecs,
 			char *err, size_t errlen)
@@ -233,190 +439,47 @@ void cli_defaults(struct pmutop_opts *o)
 	};
 }
 
-int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
-	      char *err, size_t errlen)
+/* The row getopt_long answered with val (a short letter or 256 + index). */
+static const struct cli_option *option_of(int val)
 {
-	const char *event_specs[PMUTOP_MAX_EVENTS];
-	size_t nspecs = 0;
-	bool have_period = false;
-	uint64_t v;
-	int c;
+	if (val >= 256 && (size_t)(val - 256) < NOPTS)
+		return &opts_table[val - 256];
+	for (size_t i = 0; val > 0 && i < NOPTS; i++)
+		if (opts_table[i].short_name == val)
+			return &opts_table[i];
+	return NULL;
+}
 
-	cli_defaults(o);
-	optind = 0; /* full reset, so the parser can run more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:e:F:qh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_u64("pid", optarg, 1, 4194304, &v, err, errlen))
-				return -EINVAL;
-			o->pid = (pid_t)v;
-			break;
-		case 'e':
-			if (nspecs == PMUTOP_MAX_EVENTS) {
-				snprintf(err, errlen, "too many -e options (at most %d events)",
-					 PMUTOP_MAX_EVENTS);
-				return -EINVAL;
-			}
-			event_specs[nspecs++] = optarg;
-			o->event_given = true;
-			break;
-		case OPT_LIST_EVENTS:
-			o->list_events = true;
-			break;
-		case OPT_DUMP_SPLIT:
-			o->dump_split = true;
-			break;
-		case OPT_PERIOD:
-			if (parse_u64("period", optarg, 1, (1ULL << 62), &o->period, err, errlen))
-				return -EINVAL;
-			have_period = true;
-			break;
-		case 'F':
-			if (parse_u64("frequency", optarg, 1, 1000000, &o->freq, err, errlen))
-				return -EINVAL;
-			break;
-		case OPT_DURATION: {
-			char *end;
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(o->duration) ||
-			    o->duration <= 0 || o->duration > 31536000) {
-				snprintf(err, errlen, "invalid duration \"%s\" (expected seconds > 0, e.g. 10 or 2.5)",
-					 optarg);
-				return -EINVAL;
-			}
-			break;
-		}
-		case OPT_DUMP:
-			if (!*optarg) {
-				snprintf(err, errlen, "--dump needs a file name");
-				return -EINVAL;
-			}
-			o->dump = optarg;
-			break;
-		case OPT_STACK_SIZE:
-			/* The kernel takes at most 65528 bytes and a multiple of 8. */
-			if (parse_u64("stack size", optarg, 64, 65528, &v, err, errlen))
-				return -EINVAL;
-			o->stack_size = (unsigned)(v & ~7ULL);
-			break;
-		case OPT_MAX_DEPTH:
-			if (parse_u64("max depth", optarg, 1, 4096, &v, err, errlen))
-				return -EINVAL;
-			o->max_depth = (unsigned)v;
-			break;
-		case OPT_MMAP_PAGES:
-			if (parse_u64("mmap pages", optarg, 1, 65536, &v, err, errlen))
-				return -EINVAL;
-			if (v & (v - 1)) {
-				snprintf(err, errlen, "invalid mmap pages \"%s\" (must be a power of 2)", optarg);
-				return -EINVAL;
-			}
-			o->mmap_pages = (unsigned)v;
-			break;
-		case OPT_ROWS:
-			if (parse_u64("rows", optarg, 1, 1000000, &v, err, errlen))
-				return -EINVAL;
-			o->top_rows = (unsigned)v;
-			break;
-		case OPT_KERNEL:
-			o->kernel = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_TOP:
-			o->top = true;
-			break;
-		case OPT_NO_TUI:
-			o->no_tui = true;
-			break;
-		case OPT_REFRESH: {
-			char *end;
-			errno = 0;
-			o->refresh = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(o->refresh) ||
-			    o->refresh < 0.05 || o->refresh > 3600) {
-				snprintf(err, errlen, "invalid refresh interval \"%s\" "
-					 "(expected seconds from 0.05 to 3600, e.g. 1 or 0.5)", optarg);
-				return -EINVAL;
-			}
-			break;
-		}
-		case OPT_LOAD:
-			if (!*optarg) {
-				snprintf(err, errlen, "--load needs a file name");
-				return -EINVAL;
-			}
-			o->load = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "pprof")) {
-				o->format = DUMP_PPROF;
-			} else if (!strcmp(optarg, "folded") || !strcmp(optarg, "collapsed")) {
-				o->format = DUMP_FOLDED;
-			} else {
-				snprintf(err, errlen, "invalid format \"%s\" (expected pprof or folded)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_FOLDED_THREADS:
-			o->folded_threads = true;
-			break;
-		case OPT_HTTP:
-			if (!*optarg) {
-				snprintf(err, errlen, "--http needs an address, e.g. 127.0.0.1:6060");
-				return -EINVAL;
-			}
-			o->http = optarg;
-			break;
-		case OPT_HTTP_MAX_SECONDS:
-			if (parse_u64("http max seconds", optarg, 1, 86400, &v, err, errlen))
-				return -EINVAL;
-			o->http_max_seconds = (unsigned)v;
-			break;
-		case OPT_UNWIND:
-			if (!strcmp(optarg, "snapshot") || !strcmp(optarg, "dwarf")) {
-				o->unwind = UNWIND_ENGINE_SNAPSHOT;
-			} else if (!strcmp(optarg, "ptrace")) {
-				o->unwind = UNWIND_ENGINE_PTRACE;
-			} else if (!strcmp(optarg, "fp")) {
-				o->unwind = UNWIND_ENGINE_FP;
-			} else {
-				snprintf(err, errlen, "invalid unwind engine \"%s\" (expected snapshot, "
-					 "ptrace or fp)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_STACKS:
-			o->stacks = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'h':
-			print_help(out);
-			return 1;
-		case OPT_VERSION:
-			fprintf(out, "pmutop %s\n", PMUTOP_VERSION);
-			return 1;
-		case '?':
-		default:
-			if (optopt && optopt < 256)
-				snprintf(err, errlen, "unknown or incomplete option '-%c' (see --help)", optopt);
-			else
-				snprintf(err, errlen, "unknown or incomplete option \"%s\" (see --help)",
-					 argv[optind - 1]);
-			return -EINVAL;
+/* getopt_long's arrays, from the table: "+" stops at the first command word. */
+static void getopt_tables(struct option *long_opts, char *shorts)
+{
+	size_t ns = 0;
+
+	shorts[ns++] = '+';
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct cli_option *opt = &opts_table[i];
+
+		long_opts[i] = (struct option){ opt->name,
+			opt->arg ? required_argument : no_argument, NULL, 256 + (int)i };
+		if (opt->short_name) {
+			shorts[ns++] = opt->short_name;
+			if (opt->arg)
+				shorts[ns++] = ':';
 		}
 	}
+	long_opts[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[ns] = 0;
+}
 
-	if (optind < argc)
-		o->cmd = &argv[optind];
+/* What the options mean together: conflicts, then the events. */
+static int check_conflicts(struct cli_ctx *c)
+{
+	const struct pmutop_opts *o = c->o;
+	char *err = c->err;
+	size_t errlen = c->errlen;
 
 	if (o->list_events)
-		return parse_events(o, event_specs, nspecs, err, errlen);
+		return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 	if (o->top && o->no_tui) {
 		snprintf(err, errlen, "--top and --no-tui are exclusive: give one");
 		return -EINVAL;
@@ -431,7 +494,7 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 				 "(press w in the view to write a copy)");
 			return -EINVAL;
 		}
-		return parse_events(o, event_specs, nspecs, err, errlen);
+		return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 	}
 	if (o->pid && o->cmd) {
 		snprintf(err, errlen, "give either -p PID or a command after --, not both");
@@ -441,7 +504,7 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 		snprintf(err, errlen, "nothing to profile: give -p PID, -- COMMAND or --load FILE (see --help)");
 		return -EINVAL;
 	}
-	if (have_period && o->freq) {
+	if (c->have_period && o->freq) {
 		snprintf(err, errlen, "--period and -F are exclusive: give one");
 		return -EINVAL;
 	}
@@ -461,7 +524,40 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 	}
 	if (cli_check_outputs(o, err, errlen))
 		return -EINVAL;
-	return parse_events(o, event_specs, nspecs, err, errlen);
+	return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
+}
+
+int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
+	      char *err, size_t errlen)
+{
+	struct cli_ctx ctx = { .o = o, .out = out, .err = err, .errlen = errlen };
+	struct option long_opts[NOPTS + 1];
+	char shorts[2 * NOPTS + 2];
+	int c, r;
+
+	getopt_tables(long_opts, shorts);
+	cli_defaults(o);
+	optind = 0; /* full reset, so the parser can run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
+		const struct cli_option *opt = c == '?' ? NULL : option_of(c);
+
+		if (!opt) {
+			if (optopt && optopt < 256)
+				snprintf(err, errlen, "unknown or incomplete option '-%c' (see --help)", optopt);
+			else
+				snprintf(err, errlen, "unknown or incomplete option \"%s\" (see --help)",
+					 argv[optind - 1]);
+			return -EINVAL;
+		}
+		r = opt->handle(&ctx, opt, optarg);
+		if (r)
+			return r;
+	}
+
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	return check_conflicts(&ctx);
 }
 
 int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mode,

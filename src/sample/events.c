@@ -85,6 +85,14 @@ const struct pmu_event *events_builtin(size_t i)
 	return i < ARRAY_SIZE(builtin) ? &builtin[i] : NULL;
 }
 
+const char *events_alias(size_t i)
+{
+	if (i < ARRAY_SIZE(aliases))
+		return aliases[i].spelling;
+	i -= ARRAY_SIZE(aliases);
+	return i < ARRAY_SIZE(cache_names) ? cache_names[i] : NULL;
+}
+
 static const struct pmu_event *find_named(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++)

@@ -1,8 +1,13 @@
 /*
  * cli.h - command-line options of pmutop.
  *
- * Parsing is a pure function of argv (no I/O besides --help/--version text
- * written to the given stream) so tests can feed it strings.
+ * Every option is one row of a table (struct cli_option): its long and short
+ * names, its argument, the handler that stores it, its help text and group.
+ * getopt_long's tables, --help, the man page (pmutop.1) and the bash
+ * completion are all produced from those rows (cli_doc.h), so they cannot
+ * drift apart. Parsing is a pure function of argv (no I/O besides the
+ * --help/--version/--print-* text written to the given stream) so tests can
+ * feed it strings.
  */
 #ifndef PMUTOP_CLI_H
 #define PMUTOP_CLI_H
@@ -67,12 +72,55 @@ enum pmutop_mode {
 	MODE_LOAD_TABLE,  /* print a saved profile's table (--load, no terminal) */
 };
 
+/* Sections of --help and of the man page, in the order they are printed. */
+enum cli_group {
+	CLI_GROUP_TARGET,   /* what to profile */
+	CLI_GROUP_EVENTS,   /* what to sample on, how often, for how long */
+	CLI_GROUP_OUTPUT,   /* where the profile goes */
+	CLI_GROUP_VIEW,     /* the live view and saved profiles */
+	CLI_GROUP_STACKS,   /* how stacks are taken */
+	CLI_GROUP_HTTP,     /* the pprof HTTP endpoint */
+	CLI_GROUP_INFO,     /* help, version, event list */
+	CLI_GROUP_HIDDEN,   /* build-time generators: not in --help or the man page */
+	CLI_NGROUPS,
+};
+
+/* What the bash completion offers for an option's argument. */
+enum cli_complete {
+	CLI_COMPLETE_NONE,     /* a number or free text: nothing to offer */
+	CLI_COMPLETE_FILE,     /* a path */
+	CLI_COMPLETE_PID,      /* a process id (/proc) */
+	CLI_COMPLETE_EVENT,    /* an event name, comma lists too */
+	CLI_COMPLETE_CHOICES,  /* one of the words in .choices */
+};
+
+struct cli_ctx;  /* parser state handed to the handlers (cli.c) */
+
+/* One command-line option: the single source of parsing and documentation. */
+struct cli_option {
+	const char *name;      /* long name without "--" */
+	char short_name;       /* single-letter alias, 0 = none */
+	const char *arg;       /* placeholder of the argument ("PID"), NULL = a flag */
+	/* Store arg; 0 = go on, 1 = done (text printed, exit 0), -EINVAL. */
+	int (*handle)(struct cli_ctx *c, const struct cli_option *opt, const char *arg);
+	size_t off;            /* field of pmutop_opts set by the generic handlers */
+	uint64_t min, max;     /* range checked by the numeric generic handlers */
+	const char *help;      /* one paragraph, wrapped when printed */
+	enum cli_group group;
+	enum cli_complete complete;
+	const char *choices;   /* space-separated words for CLI_COMPLETE_CHOICES */
+};
+
+/* The i-th option of the table, NULL past the end. */
+const struct cli_option *cli_option_at(size_t i);
+
 /* Values of the options before parsing. */
 void cli_defaults(struct pmutop_opts *o);
 
 /*
- * Parse argv into *o. Returns 0 to go on, 1 when --help/--version was
- * handled (text written to out; exit 0), or -EINVAL with err filled.
+ * Parse argv into *o. Returns 0 to go on, 1 when --help/--version (or a
+ * --print-man/--print-completion generator) was handled (text written to
+ * out; exit 0), or -EINVAL with err filled.
  */
 int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 	      char *err, size_t errlen);

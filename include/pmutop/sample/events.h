@@ -58,6 +58,9 @@ void events_list(FILE *out, bool kernel);
 /* Iterate the named (non-raw) events: returns NULL past the end. */
 const struct pmu_event *events_builtin(size_t i);
 
+/* Iterate the other accepted spellings (perf's names, cache events): NULL past the end. */
+const char *events_alias(size_t i);
+
 /*
  * Probe whether the event can be opened on this machine by opening a
  * counting (non-sampling) counter on the calling thread. Returns 0 or -errno.

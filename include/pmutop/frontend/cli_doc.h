@@ -1,0 +1,23 @@
+/*
+ * cli_doc.h - the documentation generated from the option table (cli.h):
+ * --help, the man page and the bash completion script.
+ *
+ * They are printed from the same rows the parser uses, so an option cannot
+ * be parsed without being documented, and the build writes pmutop.1 and the
+ * completion with `pmutop --print-man` / `--print-completion` (Makefile).
+ */
+#ifndef PMUTOP_CLI_DOC_H
+#define PMUTOP_CLI_DOC_H
+
+#include <stdio.h>
+
+/* --help: usage, every visible option by group, events, examples. */
+void cli_print_help(FILE *out);
+
+/* The man page pmutop.1 in roff (man(7) macros), same content as --help. */
+void cli_print_man(FILE *out);
+
+/* A bash completion script: options, their choices, event names, pids, files. */
+void cli_print_completion(FILE *out);
+
+#endif
