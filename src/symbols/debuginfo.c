@@ -41,6 +41,7 @@
 
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
+#include "pmutop/target/safe_open.h"
 
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
 #define MAX_CHAIN 64  /* inline depth kept at most */
@@ -65,6 +66,8 @@ struct dmod {
 	bool has_dwarf;      /* ... and gave DWARF */
 	int debug_fd;        /* the separate debug file found at open, until libdw takes it */
 	char *debug_name;
+	bool debug_crc_due;  /* debug_fd matched by name only: check its CRC before use */
+	GElf_Word debug_crc;
 };
 
 struct dentry {
@@ -89,6 +92,9 @@ struct debuginfo {
 
 	char **strs;               /* interned joined paths (open addressing) */
 	size_t smask, scount;
+
+	unsigned nskipped;         /* target files refused (debuginfo_skipped()) */
+	char skipped[512];         /* the first one, and why */
 };
 
 /*
@@ -177,24 +183,59 @@ static void hex(char *out, const unsigned char *in, int n)
 	out[2 * n] = '\0';
 }
 
-/* The Dwfl module for file, if it opens and is the same build as mod. */
+/* Remember a target file that was refused, for debuginfo_skipped(). */
+static void note_skipped(struct debuginfo *d, const char *path, const char *why)
+{
+	if (d->nskipped++ == 0)
+		snprintf(d->skipped, sizeof(d->skipped), "%.400s: %s", path, why);
+}
+
+/*
+ * Open a target-controlled file for libdw: never a FIFO, device or
+ * oversized file, never through a symlink out of the target's root, and
+ * (want_dev/want_ino non-zero) only the file the target mapped. The fd or
+ * -1; refusals other than "not there" are noted.
+ */
+static int open_target_file(struct debuginfo *d, const char *path, uint64_t dev, uint64_t ino)
+{
+	struct safe_open_want want = { .dev = dev, .ino = ino };
+	int fd = safe_open(path, &want, NULL);
+
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM)
+		note_skipped(d, path, safe_open_strerror(fd));
+	return fd < 0 ? -1 : fd;
+}
+
+/*
+ * The Dwfl module for file, if it opens and is the same build as mod. The
+ * file is opened here (open_target_file) and its fd handed to libdwfl,
+ * which would otherwise open the path itself, following anything.
+ */
 static Dwfl *try_open(struct debuginfo *d, const struct module *mod, const char *file,
-		      Dwfl_Module **dmp)
+		      uint64_t dev, uint64_t ino, Dwfl_Module **dmp)
 {
 	const char *want = module_build_id(mod), *base = strrchr(file, '/');
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	Dwfl_Module *dm;
-	Dwfl *dwfl = dwfl_begin(&d->cb);
-	int n;
+	Dwfl *dwfl;
+	int n, fd = open_target_file(d, file, dev, ino);
 
-	if (!dwfl)
+	if (fd < 0)
 		return NULL;
+	dwfl = dwfl_begin(&d->cb);
+	if (!dwfl) {
+		close(fd);
+		return NULL;
+	}
 	dwfl_report_begin(dwfl);
-	dm = dwfl_report_elf(dwfl, base ? base + 1 : file, file, -1, 0, true);
+	/* libdwfl owns fd from here when this succeeds; on failure it is ours. */
+	dm = dwfl_report_elf(dwfl, base ? base + 1 : file, file, fd, 0, true);
 	dwfl_report_end(dwfl, NULL, NULL);
-	if (!dm)
+	if (!dm) {
+		close(fd);
 		goto fail;
+	}
 	n = dwfl_module_build_id(dm, &bits, &vaddr);
 	if (want && *want) {
 		char got[2 * 64 + 1];
@@ -241,56 +282,59 @@ static bool has_debug_sections(Elf *elf)
 }
 
 /*
- * Whether the file at fd is the separate debug file for mod: the same GNU
- * build-id when mod has one, else the .gnu_debuglink CRC32 of the whole
- * file.
+ * Whether the file at fd may be the separate debug file for mod: the same
+ * GNU build-id when mod has one; else (by_name) an ELF file with DWARF,
+ * whose .gnu_debuglink CRC32 load_module() checks later - reading the
+ * whole file is too slow for the sampling path.
  */
-static bool debug_file_matches(int fd, const struct module *mod, bool check_crc, GElf_Word crc)
+static bool debug_file_matches(int fd, const struct module *mod, bool by_name)
 {
 	const char *want = module_build_id(mod);
 	bool ok = false;
-	Elf *elf;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 
+	if (!elf)
+		return false;
 	if (want && *want) {
 		const void *bits;
 		char got[2 * 64 + 1];
-		ssize_t n;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
 
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (!elf)
-			return false;
-		n = dwelf_elf_gnu_build_id(elf, &bits);
 		if (n > 0 && n <= 64) {
 			hex(got, bits, (int)n);
 			ok = strcmp(got, want) == 0;
 		}
-		elf_end(elf);
-		return ok;
+	} else if (by_name) {
+		ok = elf_kind(elf) == ELF_K_ELF && has_debug_sections(elf);
 	}
-	if (check_crc) {
-		unsigned char buf[65536];
-		uLong c = crc32(0L, Z_NULL, 0);
-		ssize_t r;
-		off_t off = 0;
-
-		while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
-			c = crc32(c, buf, (uInt)r);
-			off += r;
-		}
-		return r == 0 && (GElf_Word)c == crc;
-	}
-	return false;
+	elf_end(elf);
+	return ok;
 }
 
-/* Open path if it is mod's debug file; the fd or -1. */
-static int try_debug_file(const char *path, const struct module *mod, bool check_crc,
-			  GElf_Word crc)
+/* The .gnu_debuglink CRC32 of the whole file at fd equals crc. */
+static bool crc_matches(int fd, GElf_Word crc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char buf[65536];
+	uLong c = crc32(0L, Z_NULL, 0);
+	ssize_t r;
+	off_t off = 0;
+
+	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
+		c = crc32(c, buf, (uInt)r);
+		off += r;
+	}
+	return r == 0 && (GElf_Word)c == crc;
+}
+
+/* Open path (safely) if it may be mod's debug file; the fd or -1. */
+static int try_debug_file(struct debuginfo *d, const char *path, const struct module *mod,
+			  bool by_name)
+{
+	int fd = open_target_file(d, path, 0, 0);
 
 	if (fd < 0)
 		return -1;
-	if (debug_file_matches(fd, mod, check_crc, crc))
+	if (debug_file_matches(fd, mod, by_name))
 		return fd;
 	close(fd);
 	return -1;
@@ -322,6 +366,11 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)d->pid);
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (link && !safe_open_plain_name(link)) {
+		/* A name, not a path: "../../etc/shadow" or "/dev/zero" is hostile. */
+		note_skipped(d, map->path, "its .gnu_debuglink is not a plain file name");
+		link = NULL;
+	}
 	/* The file's directory as the target names it. */
 	p = strrchr(map->path, '/');
 	dl = p ? (size_t)(p - map->path) : 0;
@@ -350,16 +399,16 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 					if (pass == 0 && verified && ent[0] == '/') {
 						snprintf(path, sizeof(path), "%s%s/.build-id/%.2s/%s.debug",
 							 pass_host ? "" : root, ent, bid, bid + 2);
-						fd = try_debug_file(path, dm->mod, false, 0);
+						fd = try_debug_file(d, path, dm->mod, false);
 					} else if (pass == 1 && link && ent[0] == '/') {
 						snprintf(path, sizeof(path), "%s%s%s/%s",
 							 pass_host ? "" : root, ent, dir, link);
-						fd = try_debug_file(path, dm->mod, true, crc);
+						fd = try_debug_file(d, path, dm->mod, !verified);
 					} else if (pass == 1 && link && !pass_host) {
 						/* Next to the file: always the target's own. */
 						snprintf(path, sizeof(path), "%s%s%s%s/%s", root, dir,
 							 ent[0] ? "/" : "", ent, link);
-						fd = try_debug_file(path, dm->mod, true, crc);
+						fd = try_debug_file(d, path, dm->mod, !verified);
 					}
 				}
 			}
@@ -372,30 +421,44 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 		dm->debug_fd = fd;
 		dm->debug_name = strdup(path);
 		dm->maybe_dwarf = true;
+		dm->debug_crc_due = !verified;
+		dm->debug_crc = crc;
 	}
 }
 
+/*
+ * The module file: first /proc/PID/map_files (the very file mapped; needs
+ * CAP_SYS_ADMIN), then the path inside the target's root and - same mount
+ * namespace only - on the host, each only if it still has the mapping's
+ * device and inode (the target may have swapped the path after mmap).
+ */
 static void open_module(struct debuginfo *d, struct dmod *dm, const struct mapping *map)
 {
 	char root[4200], mf[96];
 	const char *cands[3];
+	bool check[3];
 	unsigned nc = 0, i;
 	void **ud = NULL;
 	Elf *elf;
 
 	if (map->path[0] != '/')
 		return;
-	if (!ends_with(map->path, " (deleted)")) {
-		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)d->pid, map->path);
-		cands[nc++] = root;
-	}
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)d->pid,
 		 map->start, map->end);
+	check[nc] = false;
 	cands[nc++] = mf;
-	if (d->host_paths && !ends_with(map->path, " (deleted)"))
+	if (!ends_with(map->path, " (deleted)")) {
+		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)d->pid, map->path);
+		check[nc] = true;
+		cands[nc++] = root;
+	}
+	if (d->host_paths && !ends_with(map->path, " (deleted)")) {
+		check[nc] = true;
 		cands[nc++] = map->path;
+	}
 	for (i = 0; i < nc && !dm->dwfl; i++)
-		dm->dwfl = try_open(d, dm->mod, cands[i], &dm->dm);
+		dm->dwfl = try_open(d, dm->mod, cands[i], check[i] ? map->dev : 0,
+				    check[i] ? map->ino : 0, &dm->dm);
 	if (!dm->dwfl)
 		return;
 	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -418,6 +481,12 @@ static void load_module(struct dmod *dm)
 	if (dm->loaded)
 		return;
 	dm->loaded = true;
+	if (dm->debug_fd >= 0 && dm->debug_crc_due && !crc_matches(dm->debug_fd, dm->debug_crc)) {
+		/* Found by name only, and not the file the debuglink describes. */
+		close(dm->debug_fd);
+		dm->debug_fd = -1;
+		dm->maybe_dwarf = false;
+	}
 	if (dm->maybe_dwarf)
 		dm->has_dwarf = dwfl_module_getdwarf(dm->dm, &dbias) != NULL;
 	if (dm->debug_fd >= 0) { /* not taken: libdw found DWARF elsewhere */
@@ -837,4 +906,11 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	}
 	*lines = e->lines;
 	return e->n;
+}
+
+unsigned debuginfo_skipped(const struct debuginfo *d, const char **first)
+{
+	if (first)
+		*first = d && d->nskipped ? d->skipped : "";
+	return d ? d->nskipped : 0;
 }

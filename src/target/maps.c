@@ -130,6 +130,11 @@ struct perfmap *maps_perfmap(const struct maps *m)
 	return m ? m->perfmap : NULL;
 }
 
+struct debuginfo *maps_debuginfo(const struct maps *m)
+{
+	return m ? m->dbg : NULL;
+}
+
 bool maps_same_mount_ns(const struct maps *m)
 {
 	return m->same_mntns;

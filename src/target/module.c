@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "pmutop/target/module.h"
+#include "pmutop/target/safe_open.h"
 
 #define MAX_BUILD_ID 64 /* bytes; real ones are 8..20 */
 
@@ -455,23 +456,39 @@ static struct module *module_alloc(const char *path)
 	return m;
 }
 
-/* Open, map and parse a regular file. NULL when it is not a readable ELF file. */
-static struct module *module_open_file(const char *open_path, const char *display_path)
+/* Whether path is a /proc/PID/map_files/ entry: the mapped file itself. */
+static bool is_map_files(const char *path)
 {
+	const char *p = strncmp(path, "/proc/", 6) == 0 ? strchr(path + 6, '/') : NULL;
+
+	return p && strncmp(p, "/map_files/", 11) == 0;
+}
+
+/*
+ * Open, map and parse a regular file. NULL when it is not a readable ELF
+ * file, or (dev/ino non-zero, open_path not a map_files entry) not the
+ * file with that device and inode: a path a target can swap after mmap.
+ */
+static struct module *module_open_file(const char *open_path, const char *display_path,
+				       uint64_t dev, uint64_t ino)
+{
+	struct safe_open_want want = { 0 };
 	struct module *m = NULL;
 	struct stat st;
 	char magic[SELFMAG];
 	void *image;
 	int fd;
 
-	/* Never open devices or FIFOs: opening can have side effects or block. */
-	if (stat(open_path, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	fd = open(open_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* Never open devices or FIFOs; never follow a container's symlinks out of it. */
+	if (!is_map_files(open_path)) {
+		want.dev = dev;
+		want.ino = ino;
+	}
+	want.max_size = SIZE_MAX < SAFE_OPEN_MAX_SIZE ? SIZE_MAX : SAFE_OPEN_MAX_SIZE;
+	fd = safe_open(open_path, &want, &st);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < EI_NIDENT ||
-	    (uint64_t)st.st_size > SIZE_MAX)
+	if (st.st_size < EI_NIDENT)
 		goto out_close;
 	/* Cheap rejection of data files before mapping anything. */
 	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
@@ -821,7 +838,7 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 
 	for (unsigned i = 0; i < n && !mod; i++)
 		if (open_paths[i])
-			mod = module_open_file(open_paths[i], display_path);
+			mod = module_open_file(open_paths[i], display_path, dev, ino);
 	return cache_insert(c, &key, mod);
 }
 

@@ -61,4 +61,12 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
  */
 bool debuginfo_prepare(struct debuginfo *d, const struct mapping *map);
 
+/*
+ * How many target files (module or debug files) were refused as unsafe:
+ * a FIFO, device or oversized file, a symlink out of the target's root, a
+ * path no longer naming the mapped file, a .gnu_debuglink that is a path.
+ * *first (may be NULL) gets "PATH: why" for the first one. NULL d: 0.
+ */
+unsigned debuginfo_skipped(const struct debuginfo *d, const char **first);
+
 #endif

@@ -63,6 +63,9 @@ pid_t maps_pid(const struct maps *m);
  */
 struct perfmap *maps_perfmap(const struct maps *m);
 
+/* The target's DWARF reader (debuginfo.h), or NULL (ENOMEM). */
+struct debuginfo *maps_debuginfo(const struct maps *m);
+
 /*
  * Whether the target shares pmutop's mount namespace (so a path in its maps
  * names the same file on the host). When it does not, or when that cannot
