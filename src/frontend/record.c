@@ -63,6 +63,10 @@ static void print_summary(const struct session *s, FILE *out)
 					100.0 * (double)info->outcomes[i] / (double)total);
 		fprintf(out, "\n");
 	}
+	if (st.skipped_files)
+		fprintf(out, "pmutop: skipped %u unsafe target file%s for symbols (%s%s)\n",
+			st.skipped_files, st.skipped_files == 1 ? "" : "s",
+			st.skipped_files > 1 ? "first: " : "", st.skipped_first);
 	{
 		char line[768];
 		if (session_engine_summary(s, line, sizeof(line)))

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 #include "pmutop/target/proc.h"
 #include "pmutop/unwind/ptrace_engine.h"
 #include "pmutop/sample/sampler.h"
+#include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/symbolize.h"
 #include "pmutop/unwind/unwind.h"
 
@@ -717,6 +719,15 @@ static void note_multiplexing(struct session *s)
 	}
 }
 
+/* A SIGINT/SIGTERM/SIGHUP waits in the signalfd (left there for the caller). */
+static bool signal_waiting(void *arg)
+{
+	const struct session *s = arg;
+	struct pollfd p = { .fd = s->sigfd, .events = POLLIN };
+
+	return s->sigfd >= 0 && poll(&p, 1, 0) == 1;
+}
+
 void session_stop(struct session *s)
 {
 	if (!s || s->stopped)
@@ -741,7 +752,9 @@ void session_stop(struct session *s)
 	sampler_free(s->sampler);
 	s->sampler = NULL;
 	/* file:line and inlined frames, now that no ring buffer can overflow. */
-	aggregate_resolve_lines(s->agg);
+	if (aggregate_resolve_lines(s->agg, signal_waiting, s) == -EINTR)
+		fprintf(stderr, "pmutop: interrupted while reading debug info: %zu locations "
+			"written without file:line\n", aggregate_pending_lines(s->agg));
 }
 
 int session_reset(struct session *s)
@@ -802,6 +815,11 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->why = s->why;
 	if (s->unwinder)
 		unwinder_get_stats(s->unwinder, &st->unwind);
+	st->skipped_files = module_cache_skipped(s->modules, &st->skipped_first);
+	if (!st->skipped_files)
+		st->skipped_files = debuginfo_skipped(maps_debuginfo(s->maps), &st->skipped_first);
+	else
+		st->skipped_files += debuginfo_skipped(maps_debuginfo(s->maps), NULL);
 }
 
 const char *session_engine_summary(const struct session *s, char *buf, size_t len)

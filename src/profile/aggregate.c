@@ -920,12 +920,16 @@ int aggregate_set_event_k(struct aggregate *a, size_t k, const char *event, cons
 
 /* ---- debug info (issue 8) ---- */
 
-int aggregate_resolve_lines(struct aggregate *a)
+int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *arg)
 {
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < a->pending.n; i++) {
+		if (stop && i % 32 == 0 && stop(arg)) {
+			err = -EINTR;
+			break;
+		}
 		const struct pending_loc *p = &a->pending.v[i];
 		const struct agg_function *fn;
 		struct agg_location *l;
@@ -958,4 +962,9 @@ int aggregate_resolve_lines(struct aggregate *a)
 		memmove(a->pending.v, a->pending.v + i, (a->pending.n - i) * sizeof(*a->pending.v));
 	a->pending.n -= i;
 	return err;
+}
+
+size_t aggregate_pending_lines(const struct aggregate *a)
+{
+	return a->pending.n;
 }

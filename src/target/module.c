@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -95,6 +96,8 @@ struct module_cache {
 	struct cache_entry **buckets;
 	size_t nbuckets;       /* power of two */
 	size_t count;
+	unsigned nskipped;     /* files refused as unsafe (module_cache_skipped) */
+	char skipped[512];
 };
 
 /* ---- files that shrink under us ------------------------------------------ */
@@ -469,8 +472,8 @@ static bool is_map_files(const char *path)
  * file, or (dev/ino non-zero, open_path not a map_files entry) not the
  * file with that device and inode: a path a target can swap after mmap.
  */
-static struct module *module_open_file(const char *open_path, const char *display_path,
-				       uint64_t dev, uint64_t ino)
+static struct module *module_open_file(struct module_cache *c, const char *open_path,
+				       const char *display_path, uint64_t dev, uint64_t ino)
 {
 	struct safe_open_want want = { 0 };
 	struct module *m = NULL;
@@ -486,8 +489,14 @@ static struct module *module_open_file(const char *open_path, const char *displa
 	}
 	want.max_size = SIZE_MAX < SAFE_OPEN_MAX_SIZE ? SIZE_MAX : SAFE_OPEN_MAX_SIZE;
 	fd = safe_open(open_path, &want, &st);
-	if (fd < 0)
+	if (fd < 0) {
+		/* Not there or not ours to read is normal; anything else is noted. */
+		if (fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM &&
+		    c->nskipped++ == 0)
+			snprintf(c->skipped, sizeof(c->skipped), "%.400s: %s", open_path,
+				 safe_open_strerror(fd));
 		return NULL;
+	}
 	if (st.st_size < EI_NIDENT)
 		goto out_close;
 	/* Cheap rejection of data files before mapping anything. */
@@ -838,7 +847,7 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 
 	for (unsigned i = 0; i < n && !mod; i++)
 		if (open_paths[i])
-			mod = module_open_file(open_paths[i], display_path, dev, ino);
+			mod = module_open_file(c, open_paths[i], display_path, dev, ino);
 	return cache_insert(c, &key, mod);
 }
 
@@ -870,4 +879,11 @@ struct module *module_cache_get_image(struct module_cache *c, const char *name,
 	if (e)
 		return e->mod;
 	return cache_insert(c, &key, module_from_image(name, image, len));
+}
+
+unsigned module_cache_skipped(const struct module_cache *c, const char **first)
+{
+	if (first)
+		*first = c && c->nskipped ? c->skipped : "";
+	return c ? c->nskipped : 0;
 }

@@ -142,7 +142,7 @@ static void test_aggregate_lines(void **state)
 	assert_int_equal(aggregate_add(a, 1, &fr, 1, 1), 0);
 	loc = aggregate_locations(a, &nl);
 	assert_int_equal(loc[0].nlines, 0); /* deferred */
-	assert_int_equal(aggregate_resolve_lines(a), 0);
+	assert_int_equal(aggregate_resolve_lines(a, NULL, NULL), 0);
 	loc = aggregate_locations(a, &nl);
 	fn = aggregate_functions(a, &nf);
 	am = aggregate_mappings(a, &nm);

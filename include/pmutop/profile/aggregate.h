@@ -146,9 +146,14 @@ const struct agg_thread *aggregate_thread(const struct aggregate *a, uint32_t ti
  * to overflow the ring buffers if done at sample time. Afterwards such a
  * location has lines[] and its function_id is the innermost line's.
  * session_stop() calls it; a live view may call it before drawing.
- * Returns 0 or -ENOMEM (the rest stays pending).
+ * stop (may be NULL) is asked every few locations: when it returns true
+ * the rest stays pending and -EINTR is returned (a second Ctrl-C must not
+ * wait for a large debug file). Returns 0, -EINTR or -ENOMEM.
  */
-int aggregate_resolve_lines(struct aggregate *a);
+int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *arg);
+
+/* Locations still waiting for aggregate_resolve_lines(). */
+size_t aggregate_pending_lines(const struct aggregate *a);
 
 /*
  * Import: build an aggregate from a saved profile (pprof_read.c) instead of

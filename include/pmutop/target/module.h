@@ -41,6 +41,13 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 				    uint64_t dev, uint64_t ino);
 
 /*
+ * How many files the cache refused as unsafe (safe_open.h: FIFO, device,
+ * oversized, a path that no longer names the mapped file, a symlink out of
+ * the target's root); *first (may be NULL) gets "PATH: why" of the first.
+ */
+unsigned module_cache_skipped(const struct module_cache *c, const char **first);
+
+/*
  * A module built from an in-memory ELF image (the vDSO read from the
  * target). The bytes are copied. Cached under name. NULL when not ELF.
  */
