@@ -13,7 +13,7 @@ PMUTOP_OUT ?= pmutop
 PREFIX   ?= /usr/local
 CC       ?= cc
 PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw \
-            libdw libmicrohttpd
+            libdw libmicrohttpd capstone
 WERROR   ?= -Werror
 VERSION  := 0.1.0
 

@@ -22,6 +22,7 @@ PKGS=(
 	libcmocka-dev                        # unit tests
 	libpfm4-dev                          # event names
 	libiberty-dev                        # C++/Rust demangler
+	libcapstone-dev                      # disassembler (--annotate)
 	libmicrohttpd-dev curl               # --http server; its e2e test
 	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
 	golang-go                            # go tool pprof reads our profiles in e2e tests

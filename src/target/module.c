@@ -594,7 +594,8 @@ int module_bias(const struct module *m, uint64_t map_start, uint64_t map_pgoff,
 	return 0;
 }
 
-const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *offset)
+/* The function symbol containing vaddr, or NULL. */
+static const struct symbol *symbol_at(const struct module *m, uint64_t vaddr)
 {
 	size_t lo = 0, hi;
 	const struct symbol *s;
@@ -613,10 +614,27 @@ const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *o
 	if (lo == 0)
 		return NULL;
 	s = &m->syms[lo - 1];
-	if (vaddr - s->addr >= s->size)
-		return NULL;
-	if (offset)
+	return vaddr - s->addr < s->size ? s : NULL;
+}
+
+const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *offset)
+{
+	const struct symbol *s = symbol_at(m, vaddr);
+
+	if (s && offset)
 		*offset = vaddr - s->addr;
+	return s ? s->name : NULL;
+}
+
+const char *module_symbol_extent(const struct module *m, uint64_t vaddr, uint64_t *start,
+				 uint64_t *size)
+{
+	const struct symbol *s = symbol_at(m, vaddr);
+
+	if (!s)
+		return NULL;
+	*start = s->addr;
+	*size = s->size;
 	return s->name;
 }
 

@@ -79,6 +79,13 @@ int module_bias(const struct module *m, uint64_t map_start, uint64_t map_pgoff,
  */
 const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *offset);
 
+/*
+ * The function symbol containing vaddr: its name (owned by the module), ELF
+ * vaddr and size in *start and *size; NULL when no symbol covers vaddr.
+ */
+const char *module_symbol_extent(const struct module *m, uint64_t vaddr, uint64_t *start,
+				 uint64_t *size);
+
 /* Number of function symbols loaded (0 for stripped objects without .dynsym). */
 size_t module_nsyms(const struct module *m);
 
