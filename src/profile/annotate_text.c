@@ -1,0 +1,135 @@
+/*
+ * annotate_text.c - the instruction-level view as text (pmutop --annotate).
+ *
+ * Laid out so that it can be read beside `objdump -d` of the same file:
+ * the address column is the ELF virtual address exactly as objdump prints
+ * it ("    1139:"), the instruction text follows, and to the left one
+ * column per recorded event gives the share of this function's samples of
+ * that event at the line. Source file:line is interleaved wherever it
+ * changes, with the source text when the file is readable here, the way
+ * perf annotate and objdump -S do.
+ */
+#include "pmutop/profile/annotate.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* Event names are shortened to this in the column headers. */
+#define COLW 11
+
+static void pct(FILE *f, uint64_t w, uint64_t total)
+{
+	if (!w || !total)
+		fprintf(f, " %*s", COLW, "");
+	else
+		fprintf(f, " %*.2f%%", COLW - 1, 100.0 * (double)w / (double)total);
+}
+
+/* Characters that would act on a terminal are shown as '?'. */
+static void put_clean(FILE *f, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c == '\t' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : c, f);
+	}
+}
+
+static void header(struct annotation *an, FILE *f)
+{
+	fprintf(f, "%s", an->func);
+	if (strcmp(an->func, an->symbol))
+		fprintf(f, "  (inlined into %s)", an->symbol);
+	if (*an->path)
+		fprintf(f, "  in %s", an->path);
+	if (*an->build_id)
+		fprintf(f, "  build-id %s", an->build_id);
+	fputc('\n', f);
+	for (size_t e = 0; e < an->nev; e++) {
+		fprintf(f, "  %s: %" PRIu64 " %s here", an->ev_name[e], an->total[e], an->ev_unit[e]);
+		if (an->profile_total[e])
+			fprintf(f, ", %.2f%% of the profile",
+				100.0 * (double)an->total[e] / (double)an->profile_total[e]);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %" PRIu64 " samples", an->samples);
+	if (an->unplaced)
+		fprintf(f, " (%" PRIu64 " at addresses that start no instruction: the binary "
+			"may not be the one profiled)", an->unplaced);
+	fputc('\n', f);
+	if (an->n) {
+		long h = annotation_hottest(an, 0);
+
+		if (h >= 0)
+			fprintf(f, "  hottest: %" PRIx64 " (%.2f%% of %s)\n", an->insns[h].in.addr,
+				100.0 * (double)an->insns[h].w[0] / (double)an->total[0],
+				an->ev_name[0]);
+	}
+	for (size_t i = 0; i < an->nnotes; i++)
+		fprintf(f, "  note: %s\n", an->notes[i]);
+	fputc('\n', f);
+	for (size_t e = 0; e < an->nev; e++) {
+		char name[COLW + 1];
+
+		snprintf(name, sizeof(name), "%s", an->ev_name[e]);
+		fprintf(f, " %*s", COLW, name);
+	}
+	if (an->cycles_ev >= 0)
+		fprintf(f, " %7s", "CPI~");
+	fprintf(f, "  %8s  %s\n", "address:", an->n ? "instruction" : "");
+}
+
+static void source_line(struct annotation *an, FILE *f, const char *file, uint32_t line)
+{
+	const char *base = strrchr(file, '/');
+	const char *text = annotation_source_line(an, file, line);
+	size_t pad = an->nev * (COLW + 1) + (an->cycles_ev >= 0 ? 8 : 0) + 12;
+
+	fprintf(f, "%*s%s:%u", (int)pad, "", base ? base + 1 : file, line);
+	if (text) {
+		fputs("   ", f);
+		while (*text == ' ' || *text == '\t')
+			text++;
+		put_clean(f, text, 120);
+	}
+	fputc('\n', f);
+}
+
+void annotation_print(struct annotation *an, FILE *f)
+{
+	const char *file = NULL;
+	uint32_t line = 0, block = UINT32_MAX;
+
+	header(an, f);
+	if (!an->n) {
+		for (size_t i = 0; i < an->naddrs; i++) {
+			for (size_t e = 0; e < an->nev; e++)
+				pct(f, an->addrs[i].w[e], an->total[e]);
+			fprintf(f, "  %8" PRIx64 ":\n", an->addrs[i].addr);
+		}
+		return;
+	}
+	for (size_t i = 0; i < an->n; i++) {
+		const struct ann_insn *x = &an->insns[i];
+
+		if (x->file && (x->line != line || !file || strcmp(x->file, file))) {
+			file = x->file;
+			line = x->line;
+			source_line(an, f, file, line);
+		}
+		for (size_t e = 0; e < an->nev; e++)
+			pct(f, x->w[e], an->total[e]);
+		if (an->cycles_ev >= 0) {
+			const struct ann_block *b = &an->blocks[x->block];
+
+			if (x->block != block && b->has_cpi)
+				fprintf(f, " %7.2f", b->cpi);
+			else
+				fprintf(f, " %7s", "");
+		}
+		block = x->block;
+		fprintf(f, "  %8" PRIx64 ":  ", x->in.addr);
+		put_clean(f, x->text, sizeof(x->text));
+		fputc('\n', f);
+	}
+}
