@@ -105,6 +105,17 @@ static int h_file(struct cli_ctx *c, const struct cli_option *opt, const char *a
 	return 0;
 }
 
+static int h_name(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (!*arg) {
+		snprintf(c->err, c->errlen, "--%s needs a function name (as the table shows it)",
+			 opt->name);
+		return -EINVAL;
+	}
+	*OPT_FIELD(c, opt, const char *) = arg;
+	return 0;
+}
+
 /* ---- handlers of one option each ---- */
 
 static int h_pid(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
@@ -327,6 +338,11 @@ static const struct cli_option opts_table[] = {
 	{ "load", 0, "FILE", h_file, F(load), 0, 0,
 	  "show a saved pprof profile (live view on a terminal, else the table)",
 	  CLI_GROUP_VIEW, CLI_COMPLETE_FILE, NULL },
+	{ "annotate", 0, "FUNCTION", h_name, F(annotate), 0, 0,
+	  "instead of the table, list FUNCTION's instructions with each recorded event's "
+	  "share per instruction, source lines and CPI~ per basic block (with --load, or at "
+	  "the end of a recording)",
+	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
 	{ "unwind", 0, "ENGINE", h_unwind, 0, 0, 0,
 	  "how stacks are taken: snapshot (default; the kernel copies registers + "
 	  "--stack-size bytes of stack, DWARF unwind), ptrace (stop the thread at each "
@@ -404,6 +420,15 @@ static int cli_check_outputs(const struct pmutop_opts *o, char *err, size_t errl
 	if (o->http && (o->cmd || !o->pid)) {
 		snprintf(err, errlen, "--http serves profiles of a running process: give -p PID, "
 			 "not a command");
+		return -EINVAL;
+	}
+	if (o->annotate && (o->http || o->stacks || o->top)) {
+		snprintf(err, errlen, "--annotate prints one function's listing: --http, --stacks "
+			 "and --top do not apply (in the live view, press a on a row)");
+		return -EINVAL;
+	}
+	if (o->annotate && o->dump && o->format == DUMP_FOLDED) {
+		snprintf(err, errlen, "--annotate prints a listing: drop --format folded");
 		return -EINVAL;
 	}
 	if (o->http && (o->dump || o->top || o->duration > 0)) {
@@ -571,8 +596,9 @@ int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mod
 	if (o->stacks || o->http)
 		*mode = MODE_RECORD;  /* one-shot and server modes: never the live view */
 	else if (o->load)
-		*mode = o->top || (stdout_tty && !o->no_tui) ? MODE_LOAD_TOP : MODE_LOAD_TABLE;
-	else if (o->top || (stdout_tty && !o->no_tui && !o->dump))
+		*mode = !o->annotate && (o->top || (stdout_tty && !o->no_tui)) ? MODE_LOAD_TOP
+									       : MODE_LOAD_TABLE;
+	else if (o->top || (stdout_tty && !o->no_tui && !o->dump && !o->annotate))
 		*mode = MODE_TOP;
 	else
 		*mode = MODE_RECORD;

@@ -1,5 +1,6 @@
 /*
- * load.c - print a saved pprof profile's table (--load without a terminal).
+ * load.c - print a saved pprof profile's table (--load without a terminal),
+ * or one function's instruction listing (--load FILE --annotate FUNC).
  */
 #include "pmutop/frontend/load.h"
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 
 #include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/annotate.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/profile/pprof_read.h"
 #include "pmutop/profile/table.h"
@@ -30,7 +32,10 @@ int load_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s: %llu samples of %s (%s) from %zu threads; lost %llu\n",
 			o->load, (unsigned long long)info->samples, info->event, info->event_unit,
 			nthreads, (unsigned long long)info->lost);
-	if (top_table_build(a, 0, TOP_SORT_FLAT, &t) == 0) {
+	if (o->annotate) {
+		if (annotate_print_function(a, o->annotate, NULL, stdout, stderr))
+			rc = 1;
+	} else if (top_table_build(a, 0, TOP_SORT_FLAT, &t) == 0) {
 		top_table_print(&t, stdout, o->top_rows, info->event_unit);
 		top_table_free(&t);
 	} else {

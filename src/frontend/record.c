@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/annotate.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/profile/folded.h"
 #include "pmutop/profile/pprof.h"
@@ -204,10 +205,18 @@ int record_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s\n", st.why);
 		rc = 1;
 	}
-	if (o->dump) {
-		if (write_profiles(o, s, stderr))
+	if (o->dump && write_profiles(o, s, stderr))
+		rc = 1;
+	if (o->annotate) {
+		char root[64];
+		struct annotate_opts ao = { .root = root };
+
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)st.pid);
+		if (annotate_print_function(session_aggregate(s), o->annotate, &ao, stdout, stderr))
 			rc = 1;
-	} else {
+		if (fflush(stdout) && errno != EPIPE)
+			rc = 1;
+	} else if (!o->dump) {
 		struct top_table t;
 		if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
 			top_table_print(&t, stdout, o->top_rows, st.event.unit);

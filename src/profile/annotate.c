@@ -161,6 +161,17 @@ static bool regular_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static const char *why_not_binary(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return "not found";
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file (pmutop opens no FIFO or device a profile names)";
+	return "not a readable ELF file";
+}
+
 /*
  * The binary behind mapping `map`, checked against the profile's build-id:
  * its path (under o->root), else DIR/.build-id/xx/rest for the debug
@@ -184,6 +195,10 @@ static int open_binary(struct builder *b, const struct agg_mapping *map, struct 
 	}
 	snprintf(path, sizeof(path), "%s%s", root, map->file);
 	m = regular_file(path) ? module_cache_get(b->mc, path, map->file, 0, 0) : NULL;
+	if (!m && *root) {
+		snprintf(path, sizeof(path), "%s", map->file);
+		m = regular_file(path) ? module_cache_get(b->mc, path, map->file, 0, 0) : NULL;
+	}
 	if (m && (!*bid || !strcmp(module_build_id(m), bid))) {
 		*out = m;
 		return 0;
@@ -193,7 +208,7 @@ static int open_binary(struct builder *b, const struct agg_mapping *map, struct 
 			 "binary changed since the profile was taken", path,
 			 *module_build_id(m) ? module_build_id(m) : "(none)", bid);
 	else
-		snprintf(b->err, b->errlen, "%s: not found or not a readable ELF file", path);
+		snprintf(b->err, b->errlen, "%s: %s", path, why_not_binary(path));
 	if (strlen(bid) < 4)
 		return m ? -ESTALE : -ENODEV;
 	/* Another copy of the same build: DIR/.build-id/ab/cdef... */
@@ -512,6 +527,7 @@ static Dwarf *open_dwarf(struct module *m, int *fd)
 
 static void add_lines(struct annotation *an, struct module *m)
 {
+	char full[PATH_MAX];
 	Dwarf_Die cu;
 	Dwarf *dw;
 	size_t i, named = 0;
@@ -534,6 +550,16 @@ static void add_lines(struct annotation *an, struct module *m)
 		l = dwarf_getsrc_die(&cu, x->in.addr);
 		if (!l || dwarf_lineno(l, &ln) || !(f = dwarf_linesrc(l, NULL, NULL)))
 			continue;
+		if (f[0] != '/') {
+			/* Relative to the compilation directory (a build with relative paths). */
+			Dwarf_Attribute at;
+			const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+
+			if (dir) {
+				snprintf(full, sizeof(full), "%s/%s", dir, f);
+				f = full;
+			}
+		}
 		/* Strings stay valid until dwarf_end: keep our own copies. */
 		for (size_t s = 0; s < an->nsrc; s++)
 			if (!strcmp(an->src[s].file, f)) {

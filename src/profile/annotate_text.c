@@ -14,15 +14,21 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* Event names are shortened to this in the column headers. */
-#define COLW 11
+/* An event's column: as wide as its name, at least "100.00%". */
+static int colw(const struct annotation *an, size_t e)
+{
+	int n = (int)strlen(an->ev_name[e]);
 
-static void pct(FILE *f, uint64_t w, uint64_t total)
+	return n < 8 ? 8 : n;
+}
+
+/* Zero is left blank so that the hot lines stand out. */
+static void pct(FILE *f, int width, uint64_t w, uint64_t total)
 {
 	if (!w || !total)
-		fprintf(f, " %*s", COLW, "");
+		fprintf(f, " %*s", width, "");
 	else
-		fprintf(f, " %*.2f%%", COLW - 1, 100.0 * (double)w / (double)total);
+		fprintf(f, " %*.2f%%", width - 1, 100.0 * (double)w / (double)total);
 }
 
 /* Characters that would act on a terminal are shown as '?'. */
@@ -68,12 +74,8 @@ static void header(struct annotation *an, FILE *f)
 	for (size_t i = 0; i < an->nnotes; i++)
 		fprintf(f, "  note: %s\n", an->notes[i]);
 	fputc('\n', f);
-	for (size_t e = 0; e < an->nev; e++) {
-		char name[COLW + 1];
-
-		snprintf(name, sizeof(name), "%s", an->ev_name[e]);
-		fprintf(f, " %*s", COLW, name);
-	}
+	for (size_t e = 0; e < an->nev; e++)
+		fprintf(f, " %*s", colw(an, e), an->ev_name[e]);
 	if (an->cycles_ev >= 0)
 		fprintf(f, " %7s", "CPI~");
 	fprintf(f, "  %8s  %s\n", "address:", an->n ? "instruction" : "");
@@ -83,7 +85,10 @@ static void source_line(struct annotation *an, FILE *f, const char *file, uint32
 {
 	const char *base = strrchr(file, '/');
 	const char *text = annotation_source_line(an, file, line);
-	size_t pad = an->nev * (COLW + 1) + (an->cycles_ev >= 0 ? 8 : 0) + 12;
+	size_t pad = (an->cycles_ev >= 0 ? 8 : 0) + 12;
+
+	for (size_t e = 0; e < an->nev; e++)
+		pad += (size_t)colw(an, e) + 1;
 
 	fprintf(f, "%*s%s:%u", (int)pad, "", base ? base + 1 : file, line);
 	if (text) {
@@ -104,7 +109,7 @@ void annotation_print(struct annotation *an, FILE *f)
 	if (!an->n) {
 		for (size_t i = 0; i < an->naddrs; i++) {
 			for (size_t e = 0; e < an->nev; e++)
-				pct(f, an->addrs[i].w[e], an->total[e]);
+				pct(f, colw(an, e), an->addrs[i].w[e], an->total[e]);
 			fprintf(f, "  %8" PRIx64 ":\n", an->addrs[i].addr);
 		}
 		return;
@@ -118,7 +123,7 @@ void annotation_print(struct annotation *an, FILE *f)
 			source_line(an, f, file, line);
 		}
 		for (size_t e = 0; e < an->nev; e++)
-			pct(f, x->w[e], an->total[e]);
+			pct(f, colw(an, e), x->w[e], an->total[e]);
 		if (an->cycles_ev >= 0) {
 			const struct ann_block *b = &an->blocks[x->block];
 
@@ -132,4 +137,20 @@ void annotation_print(struct annotation *an, FILE *f)
 		put_clean(f, x->text, sizeof(x->text));
 		fputc('\n', f);
 	}
+}
+
+int annotate_print_function(const struct aggregate *a, const char *func,
+			    const struct annotate_opts *o, FILE *out, FILE *errf)
+{
+	struct annotation *an = NULL;
+	char err[1024];
+	int rc = annotate_build(a, func, o, &an, err, sizeof(err));
+
+	if (rc) {
+		fprintf(errf, "pmutop: --annotate %s: %s\n", func, err);
+		return rc;
+	}
+	annotation_print(an, out);
+	annotation_free(an);
+	return 0;
 }

@@ -58,6 +58,7 @@ struct pmutop_opts {
 	bool no_tui;             /* --no-tui: never the live view */
 	double refresh;          /* --refresh SEC: live view interval (default 1) */
 	const char *load;        /* --load FILE: show a saved pprof profile */
+	const char *annotate;    /* --annotate FUNC: its instruction listing instead of the table */
 	enum dump_format format; /* --format pprof|folded: what --dump writes */
 	bool folded_threads;     /* --folded-threads: thread name as the root frame */
 	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */

@@ -29,8 +29,9 @@ struct aggregate;
 
 struct annotate_opts {
 	/*
-	 * Prefix for the profile's binary paths, e.g. "/proc/PID/root" when
-	 * annotating a live target in another mount namespace; NULL for none.
+	 * Prefix for the profile's binary paths tried first, e.g.
+	 * "/proc/PID/root" for a live target in another mount namespace; the
+	 * path as written is tried after it. NULL for none.
 	 */
 	const char *root;
 };
@@ -113,5 +114,13 @@ const char *annotation_source_line(struct annotation *an, const char *file, uint
 
 /* The whole listing as text on f (pmutop --annotate). */
 void annotation_print(struct annotation *an, FILE *f);
+
+/*
+ * annotate_build + annotation_print for `pmutop --annotate FUNC`: the
+ * listing on out, or "pmutop: --annotate FUNC: why" on errf. Returns 0 or
+ * annotate_build's error.
+ */
+int annotate_print_function(const struct aggregate *a, const char *func,
+			    const struct annotate_opts *o, FILE *out, FILE *errf);
 
 #endif
