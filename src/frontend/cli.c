@@ -413,6 +413,16 @@ static int cli_check_outputs(const struct pmutop_opts *o, char *err, size_t errl
 		snprintf(err, errlen, "--format folded is written by the batch mode only: drop --top");
 		return -EINVAL;
 	}
+	if (o->dump && !strcmp(o->dump, "-") && o->dump_split) {
+		snprintf(err, errlen, "--dump - writes one stream to stdout: drop --dump-split "
+			 "(or give a file name)");
+		return -EINVAL;
+	}
+	if (o->dump && !strcmp(o->dump, "-") && o->top) {
+		snprintf(err, errlen, "--dump - writes to stdout, which the live view needs: "
+			 "drop --top (or give a file name)");
+		return -EINVAL;
+	}
 	if (o->folded_threads && o->format != DUMP_FOLDED) {
 		snprintf(err, errlen, "--folded-threads applies to --format folded");
 		return -EINVAL;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -64,6 +65,10 @@ static void print_summary(const struct session *s, FILE *out)
 					100.0 * (double)info->outcomes[i] / (double)total);
 		fprintf(out, "\n");
 	}
+	if (st.corrupt || st.undecodable)
+		fprintf(out, "pmutop: WARNING: dropped ring-buffer data: %llu corrupt record headers "
+			"(the rest of that buffer's data skipped), %llu undecodable records\n",
+			(unsigned long long)st.corrupt, (unsigned long long)st.undecodable);
 	if (st.skipped_files)
 		fprintf(out, "pmutop: skipped %u unsafe target file%s for symbols (%s%s)\n",
 			st.skipped_files, st.skipped_files == 1 ? "" : "s",
@@ -86,12 +91,17 @@ static void print_exit(const struct pmutop_opts *o, int status, FILE *out)
 			WTERMSIG(status), strsignal(WTERMSIG(status)));
 }
 
-/* FILE.pb.gz → FILE.EVENT.pb.gz (or FILE.EVENT when FILE has no .pb.gz/.gz). */
-static void split_name(const char *path, const char *event, char *out, size_t len)
+/*
+ * FILE.pb.gz → FILE.EVENT.pb.gz (or FILE.EVENT when FILE has no .pb.gz/.gz),
+ * malloc'd (never cut short); NULL on ENOMEM.
+ */
+static char *split_name(const char *path, const char *event)
 {
 	const char *base = strrchr(path, '/');
 	const char *ext = NULL;
 	size_t plen = strlen(path);
+	char *out;
+	int n;
 
 	base = base ? base + 1 : path;
 	if (plen > 6 && !strcmp(path + plen - 6, ".pb.gz") && path + plen - 6 > base)
@@ -99,13 +109,16 @@ static void split_name(const char *path, const char *event, char *out, size_t le
 	else if (plen > 3 && !strcmp(path + plen - 3, ".gz") && path + plen - 3 > base)
 		ext = path + plen - 3;
 	if (ext)
-		snprintf(out, len, "%.*s.%s%s", (int)(ext - path), path, event, ext);
+		n = asprintf(&out, "%.*s.%s%s", (int)(ext - path), path, event, ext);
 	else
-		snprintf(out, len, "%s.%s", path, event);
+		n = asprintf(&out, "%s.%s", path, event);
+	if (n < 0)
+		return NULL;
 	/* Event names may carry ':' modifiers or '/' (never a path separator here). */
 	for (char *c = out + (base - path); *c; c++)
 		if (*c == '/')
 			*c = '_';
+	return out;
 }
 
 static int write_profiles(const struct pmutop_opts *o, const struct session *s, FILE *log)
@@ -120,7 +133,9 @@ static int write_profiles(const struct pmutop_opts *o, const struct session *s, 
 			fprintf(stderr, "pmutop: %s\n", err);
 			return 1;
 		}
-		if (!o->quiet)
+		if (!o->quiet && !strcmp(o->dump, "-"))
+			fprintf(log, "pmutop: wrote the folded stacks to stdout\n");
+		else if (!o->quiet)
 			fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > flame.svg)\n",
 				o->dump, o->dump);
 		return 0;
@@ -130,19 +145,26 @@ static int write_profiles(const struct pmutop_opts *o, const struct session *s, 
 			fprintf(stderr, "pmutop: %s\n", err);
 			return 1;
 		}
-		if (!o->quiet)
+		if (!o->quiet && !strcmp(o->dump, "-"))
+			fprintf(log, "pmutop: wrote the profile to stdout\n");
+		else if (!o->quiet)
 			fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
 		return 0;
 	}
 	for (size_t k = 0; k < st.nevents; k++) {
-		char path[4096];
-		split_name(o->dump, session_event(s, k, NULL)->name, path, sizeof(path));
-		if (pprof_write_event(session_aggregate(s), (int)k, path, err, sizeof(err))) {
+		char *path = split_name(o->dump, session_event(s, k, NULL)->name);
+
+		if (!path) {
+			fprintf(stderr, "pmutop: cannot name the file of event %zu: %s\n", k,
+				strerror(ENOMEM));
+			rc = 1;
+		} else if (pprof_write_event(session_aggregate(s), (int)k, path, err, sizeof(err))) {
 			fprintf(stderr, "pmutop: %s\n", err);
 			rc = 1;
 		} else if (!o->quiet) {
 			fprintf(log, "pmutop: wrote %s\n", path);
 		}
+		free(path);
 	}
 	return rc;
 }

@@ -805,6 +805,8 @@ void session_get_status(const struct session *s, struct session_status *st)
 		if (s->sampler)
 			sampler_get_stats(s->sampler, &ss);
 		st->threads_seen = ss.threads_seen;
+		st->corrupt = ss.corrupt;
+		st->undecodable = ss.undecodable;
 		st->threads_attached = s->sampler ? ss.threads_attached : 0;
 		st->ncpus = ss.ncpus;
 	}

@@ -3,12 +3,25 @@
  * next to the target (mkstemp), fsync, rename, then fsync the directory.
  *
  * Every whole-file output goes through here (pprof profiles, folded
- * stacks), and so does the check, made before sampling starts, that the
- * output can be written at all.
+ * stacks, --dump-split's files, the live view's `w`), and so does the
+ * check, made before sampling starts, that the output can be written at
+ * all - so the rules for an output path are the same everywhere:
+ *   "-" (and /dev/stdout, /dev/fd/N)  our own descriptor, written in place
+ *   a symlink      followed: its target is replaced atomically, never the
+ *                  link (refused if it is someone else's in /tmp-like dirs)
+ *   a device/FIFO  opened and written in place (no temp file, no rename)
+ *   a directory    an error
+ *   anything else  temp file next to it (name shortened to fit NAME_MAX),
+ *                  fsync, rename; the old file's permission bits (never
+ *                  setuid/setgid) and, as root, owner are kept.
+ * Error messages always end with the reason: long paths are shortened in
+ * the middle (atomic_write_label) so nothing is cut off.
  */
 #include "pmutop/profile/atomic_write.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +42,17 @@ static char *dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
+const char *atomic_write_label(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path), keep = 200;
+
+	if (n <= keep || len < keep + 8)
+		return path;
+	/* The start says where, the end which file: keep both, cut the middle. */
+	snprintf(buf, len, "%.60s...%s", path, path + n - (keep - 63));
+	return buf;
+}
+
 static int write_all(int fd, const unsigned char *p, size_t len)
 {
 	while (len) {
@@ -47,16 +71,25 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
-/* mkstemp on "<path>.tmpXXXXXX": the temp file sits next to path. */
+/*
+ * mkstemp on "<path>.tmpXXXXXX" next to path; the name part is shortened
+ * so that the temp name fits NAME_MAX even when path's own name does.
+ */
 static int temp_create(const char *path, char **tmp, int *fd)
 {
-	size_t len = strlen(path);
-	char *t = malloc(len + sizeof(".tmpXXXXXX"));
+	const char *base = strrchr(path, '/');
+	size_t len = strlen(path), blen, cut = 0;
+	char *t;
 
+	base = base ? base + 1 : path;
+	blen = strlen(base);
+	if (blen + sizeof(".tmpXXXXXX") - 1 > NAME_MAX)
+		cut = blen + sizeof(".tmpXXXXXX") - 1 - NAME_MAX;
+	t = malloc(len + sizeof(".tmpXXXXXX"));
 	if (!t)
 		return -ENOMEM;
-	memcpy(t, path, len);
-	memcpy(t + len, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
+	memcpy(t, path, len - cut);
+	memcpy(t + len - cut, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
 	*fd = mkstemp(t);
 	if (*fd < 0) {
 		int e = errno;
@@ -71,81 +104,216 @@ static int temp_create(const char *path, char **tmp, int *fd)
 /* Message for a failed temp_create(): which directory, and why. */
 static void temp_error(const char *path, const char *what, int rc, char *err, size_t errlen)
 {
-	char *dir = dir_of(path);
+	char *dir = dir_of(path), l1[280], l2[280];
 	const char *d = dir ? dir : ".";
 	struct stat st;
 
 	if (rc == -ENOENT && stat(d, &st) != 0)
 		snprintf(err, errlen, "cannot write %s to '%s': directory '%s' does not exist",
-			 what, path, d);
+			 what, atomic_write_label(path, l1, sizeof(l1)),
+			 atomic_write_label(d, l2, sizeof(l2)));
 	else
 		snprintf(err, errlen, "cannot write %s to '%s': cannot create files in '%s': %s",
-			 what, path, d, strerror(-rc));
+			 what, atomic_write_label(path, l1, sizeof(l1)),
+			 atomic_write_label(d, l2, sizeof(l2)), strerror(-rc));
 	free(dir);
 }
 
-/* path must not be (or end like) a directory or name a device/FIFO. */
-static int check_target(const char *path, const char *what, char *err, size_t errlen)
-{
-	size_t len = strlen(path);
-	struct stat st;
+/* Where and how an output goes (see atomic_write.h for the rules). */
+struct dest {
+	int fd;          /* >= 0: write to this descriptor of ours in place ("-") */
+	bool in_place;   /* a device, FIFO or socket: open and write, no rename */
+	char *path;      /* the file really written (symlinks followed), malloc'd */
+};
 
-	if (!len) {
+/* "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: that fd, else -1. */
+static int std_fd(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+	long v;
+
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (!n || !*n)
+		return -1;
+	errno = 0;
+	v = strtol(n, &end, 10);
+	return errno || *end || v < 0 || v > 1 << 20 ? -1 : (int)v;
+}
+
+/*
+ * Whether following the symlink at link (with stat lst) is unsafe: the
+ * kernel's fs.protected_symlinks rule, applied by us too (it may be off,
+ * and it does not cover every case): a link in a sticky world-writable
+ * directory (/tmp) owned by someone else than us and than the directory.
+ */
+static bool link_unsafe(const char *link, const struct stat *lst)
+{
+	char *dir = dir_of(link);
+	struct stat dst;
+	bool bad = false;
+
+	if (dir && stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) &&
+	    lst->st_uid != geteuid() && lst->st_uid != dst.st_uid)
+		bad = true;
+	free(dir);
+	return bad;
+}
+
+/*
+ * Resolve path to where its bytes go: fills *d, or returns -errno with a
+ * message. Symlinks are followed (their target is written, never the link
+ * replaced); an existing directory is an error.
+ */
+static int resolve(const char *path, const char *what, struct dest *d, char *err, size_t errlen)
+{
+	char l1[280], l2[280];
+	char *cur = NULL;
+	struct stat st;
+	int hops = 0, rc;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (!*path) {
 		snprintf(err, errlen, "cannot write %s: empty output path", what);
 		return -EINVAL;
 	}
-	if (path[len - 1] == '/') {
-		snprintf(err, errlen, "cannot write %s to '%s': is a directory", what, path);
+	d->fd = std_fd(path);
+	if (d->fd >= 0)
+		return 0;
+	if (path[strlen(path) - 1] == '/') {
+		snprintf(err, errlen, "cannot write %s to '%s': is a directory", what,
+			 atomic_write_label(path, l1, sizeof(l1)));
 		return -EISDIR;
 	}
-	if (stat(path, &st) == 0) {
+	cur = strdup(path);
+	if (!cur)
+		goto nomem;
+	for (;;) {
+		char target[PATH_MAX + 1], *next, *dir;
+		ssize_t n;
+
+		if (lstat(cur, &st) != 0) {
+			rc = -errno;
+			if (rc == -ENOENT)
+				break; /* a new file */
+			snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+				 atomic_write_label(cur, l1, sizeof(l1)), strerror(-rc));
+			goto fail;
+		}
+		if (!S_ISLNK(st.st_mode))
+			break;
+		if (++hops > 40) {
+			rc = -ELOOP;
+			snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+				 atomic_write_label(path, l1, sizeof(l1)), strerror(ELOOP));
+			goto fail;
+		}
+		if (link_unsafe(cur, &st)) {
+			rc = -EPERM;
+			snprintf(err, errlen, "cannot write %s to '%s': refusing to follow a symlink "
+				 "owned by uid %u in a sticky world-writable directory (write to its "
+				 "target directly)", what, atomic_write_label(cur, l1, sizeof(l1)),
+				 (unsigned)st.st_uid);
+			goto fail;
+		}
+		n = readlink(cur, target, sizeof(target) - 1);
+		if (n < 0 || n >= (ssize_t)sizeof(target) - 1) {
+			rc = n < 0 ? -errno : -ENAMETOOLONG;
+			snprintf(err, errlen, "cannot write %s to '%s': cannot read the symlink: %s",
+				 what, atomic_write_label(cur, l1, sizeof(l1)), strerror(-rc));
+			goto fail;
+		}
+		target[n] = '\0';
+		dir = target[0] == '/' ? NULL : dir_of(cur);
+		if (target[0] != '/' && !dir)
+			goto nomem;
+		if (dir ? asprintf(&next, "%s/%s", dir, target) < 0 : !(next = strdup(target))) {
+			free(dir);
+			goto nomem;
+		}
+		free(dir);
+		free(cur);
+		cur = next;
+		rc = std_fd(cur);
+		if (rc >= 0) { /* e.g. /dev/stdout -> /proc/self/fd/1 */
+			d->fd = rc;
+			free(cur);
+			return 0;
+		}
+	}
+	d->path = cur;
+	if (lstat(cur, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			snprintf(err, errlen, "cannot write %s to '%s': is a directory", what, path);
+			snprintf(err, errlen, "cannot write %s to '%s': is a directory%s%s", what,
+				 atomic_write_label(path, l1, sizeof(l1)), strcmp(cur, path) ? ": " : "",
+				 strcmp(cur, path) ? atomic_write_label(cur, l2, sizeof(l2)) : "");
+			free(d->path);
+			d->path = NULL;
 			return -EISDIR;
 		}
-		if (!S_ISREG(st.st_mode)) {
-			/* rename() would replace the device node or FIFO itself. */
-			snprintf(err, errlen, "cannot write %s to '%s': not a regular file", what, path);
-			return -EINVAL;
-		}
-	} else if (errno != ENOENT) {
-		int e = errno;
-
-		snprintf(err, errlen, "cannot write %s to '%s': %s", what, path, strerror(e));
-		return -e;
+		d->in_place = !S_ISREG(st.st_mode);
 	}
 	return 0;
+nomem:
+	rc = -ENOMEM;
+	snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+		 atomic_write_label(path, l1, sizeof(l1)), strerror(ENOMEM));
+fail:
+	free(cur);
+	return rc;
 }
 
 int atomic_write_check(const char *path, const char *what, char *err, size_t errlen)
 {
-	char *dir = NULL, *tmp = NULL;
+	char *dir = NULL, *tmp = NULL, l1[280], l2[280];
 	sigset_t block, old;
+	struct dest d;
 	struct stat st;
 	int fd = -1, rc;
 
-	rc = check_target(path, what, err, errlen);
-	if (rc)
+	rc = resolve(path, what, &d, err, errlen);
+	if (rc || d.fd >= 0)
 		return rc;
-	dir = dir_of(path);
+	if (d.in_place) {
+		/* A device or FIFO: opening it now could block or have effects. */
+		if (access(d.path, W_OK) != 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+				 atomic_write_label(path, l1, sizeof(l1)), strerror(-rc));
+		}
+		goto out;
+	}
+	dir = dir_of(d.path);
 	if (!dir) {
-		snprintf(err, errlen, "cannot write %s to '%s': %s", what, path, strerror(ENOMEM));
-		return -ENOMEM;
+		rc = -ENOMEM;
+		snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+			 atomic_write_label(path, l1, sizeof(l1)), strerror(ENOMEM));
+		goto out;
 	}
 	if (stat(dir, &st) != 0) {
 		rc = -errno;
 		if (rc == -ENOENT)
 			snprintf(err, errlen, "cannot write %s to '%s': directory '%s' does not exist",
-				 what, path, dir);
+				 what, atomic_write_label(path, l1, sizeof(l1)),
+				 atomic_write_label(dir, l2, sizeof(l2)));
 		else
 			snprintf(err, errlen, "cannot write %s to '%s': directory '%s': %s",
-				 what, path, dir, strerror(-rc));
+				 what, atomic_write_label(path, l1, sizeof(l1)),
+				 atomic_write_label(dir, l2, sizeof(l2)), strerror(-rc));
 		goto out;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		rc = -ENOTDIR;
 		snprintf(err, errlen, "cannot write %s to '%s': '%s' is not a directory", what,
-			 path, dir);
+			 atomic_write_label(path, l1, sizeof(l1)), atomic_write_label(dir, l2, sizeof(l2)));
 		goto out;
 	}
 	/*
@@ -158,10 +326,10 @@ int atomic_write_check(const char *path, const char *what, char *err, size_t err
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	rc = temp_create(path, &tmp, &fd);
+	rc = temp_create(d.path, &tmp, &fd);
 	if (rc) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		temp_error(path, what, rc, err, errlen);
+		temp_error(d.path, what, rc, err, errlen);
 		goto out;
 	}
 	close(fd);
@@ -170,42 +338,98 @@ int atomic_write_check(const char *path, const char *what, char *err, size_t err
 out:
 	free(tmp);
 	free(dir);
+	free(d.path);
 	return rc;
 }
 
-/* Permissions of the file being replaced, else what open(..., 0666) gives. */
-static mode_t new_file_mode(const char *path)
+/* The process umask, read without changing it (umask(2) would race other threads). */
+static mode_t current_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned m = 022;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Umask: %o", &m) == 1)
+				break;
+		fclose(f);
+	}
+	return (mode_t)m & 0777;
+}
+
+/*
+ * Permissions (and, as root, owner) of the regular file being replaced -
+ * never its setuid/setgid/sticky bits - else what open(..., 0666) gives.
+ */
+static void set_new_file_mode(int fd, const char *path)
 {
 	struct stat st;
-	mode_t mask;
 
-	if (stat(path, &st) == 0)
-		return st.st_mode & 07777;
-	mask = umask(077);
-	umask(mask);
-	return 0666 & ~mask;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) != 0) {
+			/* best effort: the file is still written, owned by root */
+		}
+		fchmod(fd, st.st_mode & 0777);
+		return;
+	}
+	fchmod(fd, 0666 & ~current_umask());
+}
+
+/* Write to a descriptor in place: stdout, a device, a FIFO. */
+static int write_in_place(int fd, const char *path, const void *buf, size_t len,
+			  const char *what, char *err, size_t errlen)
+{
+	const unsigned char *b = buf;
+	char l1[280];
+	int rc;
+
+	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b && isatty(fd)) {
+		snprintf(err, errlen, "cannot write %s to '%s': it is a terminal and the %s is "
+			 "binary (redirect to a file or a pipe)", what,
+			 atomic_write_label(path, l1, sizeof(l1)), what);
+		return -ENOTTY;
+	}
+	rc = write_all(fd, buf, len);
+	if (rc)
+		snprintf(err, errlen, "cannot write %s to '%s': write failed: %s", what,
+			 atomic_write_label(path, l1, sizeof(l1)), strerror(-rc));
+	return rc;
 }
 
 int atomic_write_file(const char *path, const void *buf, size_t len, const char *what,
 		      char *err, size_t errlen)
 {
 	const char *step;
-	char *tmp = NULL, *dir;
+	char *tmp = NULL, *dir, l1[280];
+	struct dest d;
 	int fd = -1, rc;
 
-	rc = check_target(path, what, err, errlen);
+	rc = resolve(path, what, &d, err, errlen);
 	if (rc)
 		return rc;
-	rc = temp_create(path, &tmp, &fd);
-	if (rc) {
-		temp_error(path, what, rc, err, errlen);
+	if (d.fd >= 0)
+		return write_in_place(d.fd, path, buf, len, what, err, errlen);
+	if (d.in_place) {
+		fd = open(d.path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+				 atomic_write_label(path, l1, sizeof(l1)), strerror(-rc));
+		} else {
+			rc = write_in_place(fd, path, buf, len, what, err, errlen);
+			close(fd);
+		}
+		free(d.path);
 		return rc;
 	}
-	step = "cannot set permissions";
-	if (fchmod(fd, new_file_mode(path)) != 0) {
-		rc = -errno;
-		goto fail;
+	rc = temp_create(d.path, &tmp, &fd);
+	if (rc) {
+		temp_error(d.path, what, rc, err, errlen);
+		free(d.path);
+		return rc;
 	}
+	set_new_file_mode(fd, d.path);
 	step = "write failed";
 	rc = write_all(fd, buf, len);
 	if (rc)
@@ -223,11 +447,11 @@ int atomic_write_file(const char *path, const void *buf, size_t len, const char 
 		goto fail;
 	}
 	step = "rename failed";
-	if (rename(tmp, path) != 0) {
+	if (rename(tmp, d.path) != 0) {
 		rc = -errno;
 		goto fail;
 	}
-	dir = dir_of(path);
+	dir = dir_of(d.path);
 	if (dir) {
 		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -238,14 +462,16 @@ int atomic_write_file(const char *path, const void *buf, size_t len, const char 
 		free(dir);
 	}
 	free(tmp);
+	free(d.path);
 	return 0;
 fail:
-	snprintf(err, errlen, "cannot write %s to '%s': %s: %s", what, path, step,
-		 strerror(-rc));
+	snprintf(err, errlen, "cannot write %s to '%s': %s: %s", what,
+		 atomic_write_label(path, l1, sizeof(l1)), step, strerror(-rc));
 	if (fd >= 0)
 		close(fd);
 	if (tmp)
 		unlink(tmp);
 	free(tmp);
+	free(d.path);
 	return rc;
 }

@@ -674,8 +674,17 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 				memcpy(&h, b->data + off, first);
 				memcpy((uint8_t *)&h + first, b->data, sizeof(h) - first);
 			}
-			if (h.size < sizeof(h) || h.size > head - tail)
-				break; /* corrupt buffer: drop the rest rather than loop */
+			if (h.size < sizeof(h) || h.size > head - tail) {
+				/*
+				 * A corrupt header: nothing after it can be framed.
+				 * Give the whole unread part back (else this loop
+				 * would see it again forever) and count it.
+				 */
+				s->stats.corrupt++;
+				tail = head;
+				__atomic_store_n(&b->meta->data_tail, tail, __ATOMIC_RELEASE);
+				break;
+			}
 			if (off + h.size <= b->size) {
 				rec = b->data + off;
 			} else {
@@ -696,6 +705,8 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 				else if (r.kind == PREC_SAMPLE && r.sample.pid == (uint32_t)s->cfg.pid)
 					mark_inherited(s, (pid_t)r.sample.tid);
 				stop = fn(arg, &r);
+			} else {
+				s->stats.undecodable++; /* counted, not silently dropped */
 			}
 			tail += h.size;
 			count++;

@@ -49,6 +49,7 @@ struct session_status {
 	int exit_status;           /* launched command: wait status, or -1 */
 	const char *why;           /* human-readable reason for the state */
 	struct unwind_stats unwind; /* fast path vs libunwind, verification */
+	uint64_t corrupt, undecodable; /* ring-buffer records dropped (sampler_stats) */
 	unsigned skipped_files;    /* target files refused as unsafe (debuginfo_skipped) */
 	const char *skipped_first; /* "PATH: why" of the first, valid until session_free */
 };

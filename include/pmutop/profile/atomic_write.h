@@ -11,20 +11,32 @@
 #include <stddef.h>
 
 /*
- * Write buf[0..len) to path atomically. The new file keeps the permissions
- * of the file it replaces (else 0666 minus the umask). Returns 0 or -errno
- * with a message naming path and the failed step in err (what: "profile",
- * "folded stacks", ... used in the message).
+ * Write buf[0..len) to path: atomically for a regular file (a symlink's
+ * target is replaced, not the link), in place for "-" (stdout),
+ * /dev/stdout, /dev/fd/N, devices and FIFOs; a directory is an error (see
+ * atomic_write.c for every rule). A binary (gzip) buffer is not written to
+ * a terminal. The new file keeps the permission bits of the file it
+ * replaces, without setuid/setgid (else 0666 minus the umask). Returns 0 or
+ * -errno with a message naming path, the failed step and the reason in err
+ * (what: "profile", "folded stacks", ... used in the message).
  */
 int atomic_write_file(const char *path, const void *buf, size_t len, const char *what,
 		      char *err, size_t errlen);
 
 /*
  * Check, before any work, that atomic_write_file(path) can succeed: path is
- * not a directory, device or FIFO, its directory exists and takes new files
- * (a probe file is created and removed). Returns 0 or -errno with a message
+ * not a directory, its directory exists and takes new files (a probe file
+ * is created and removed); a device or FIFO is only checked for write
+ * access (opening one could block). Returns 0 or -errno with a message
  * naming path and the reason in err.
  */
 int atomic_write_check(const char *path, const char *what, char *err, size_t errlen);
+
+/*
+ * path for a message: itself when short, else its start and end around
+ * "..." (written to buf) so that a message with it still fits and ends
+ * with its reason. Returns path or buf.
+ */
+const char *atomic_write_label(const char *path, char *buf, size_t len);
 
 #endif

@@ -55,6 +55,8 @@ struct sampler_stats {
 	size_t attach_failures;    /* threads that vanished while being attached */
 	unsigned mmap_pages;       /* data pages per CPU buffer in use */
 	unsigned ncpus;
+	uint64_t corrupt;          /* ring-buffer headers that made no sense (rest of that drain given back) */
+	uint64_t undecodable;      /* well-framed records perf_record_decode() rejected */
 };
 
 struct sampler;
