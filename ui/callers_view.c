@@ -3,6 +3,7 @@
  * with the events each edge carries and its share of the function's cum.
  *
  *   main (shares)                     flat 0 (0.0%)   cum 5.00s (100.0%)
+ *     events  share total%  callers / callees
  *   Callers
  *      5.00s 100.0%  (root)
  *   Callees
@@ -57,17 +58,13 @@ void callers_view_draw(const struct view_ctx *v)
 	char v1[16], v2[16], p1[16], p2[16];
 	int x;
 
-	attrset(crt_attr(CRT_TITLE));
-	mvhline(y, 0, ' ', v->cols);
-	frame_printf(y, 0, crt_attr(CRT_TITLE), "%8s %6s %6s  %s", "events", "share", "total%",
-		     "callers / callees");
-	y++;
 	if (!e) {
 		frame_put(y + 1, 2, crt_attr(CRT_DIM),
 			  "this function has no samples in the current window (Esc goes back)");
 		frame_footer(v, callers_keys);
 		return;
 	}
+	/* The function in focus, then the titles right above the rows they name. */
 	x = frame_put(y, 0, crt_attr(CRT_HEADER_VALUE), e->name);
 	if (*model_basename(e->file))
 		x = frame_printf(y, x, crt_attr(CRT_DIM), " (%s)", model_basename(e->file));
@@ -76,6 +73,11 @@ void callers_view_draw(const struct view_ctx *v)
 		     model_fmt_percent(e->flat, e->total, p1, sizeof(p1)),
 		     model_fmt_value(e->cum, unit, v2, sizeof(v2)),
 		     model_fmt_percent(e->cum, e->total, p2, sizeof(p2)));
+	y++;
+	attrset(crt_attr(CRT_TITLE));
+	mvhline(y, 0, ' ', v->cols);
+	frame_printf(y, 0, crt_attr(CRT_TITLE), "%8s %6s %6s  %s", "events", "share", "total%",
+		     "callers / callees");
 	y++;
 
 	/* Lines: "Callers", callers..., "Callees", callees... */

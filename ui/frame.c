@@ -4,8 +4,14 @@
  *
  *   pmutop - PID 4242: ./shares 60                              [sampling]
  *   event task-clock  period 250000 ns  elapsed 12.3s  samples 45,678 3,998/s
- *   lost 0  threads 2  pmutop CPU 1.2%          since start | flat | all threads
- *   <message or notice line>
+ *   lost 0  throttled 0  threads 2  overhead 1.2%  since start | flat | all threads
+ *   unwind: root 99.1%  cut 0.4%  no info 0.5%
+ *   <message, or a standing notice: target exited, filter, no-PMU fallback>
+ *
+ * Lines 1-2 count the whole run since start, whatever `z` did; after a `z`
+ * line 3 starts with the table's window ("since z at 12s: samples 1,234
+ * lost 0") and its unwind quality, so both windows are on screen, each
+ * named. "overhead" is pmutop's own CPU use in % of one CPU.
  */
 #include <curses.h>
 #include <stdarg.h>
@@ -102,19 +108,32 @@ static void state_tag(const struct view_ctx *v, char *buf, size_t len, int *attr
 	}
 }
 
+const char *frame_window_name(const struct view_ctx *v, char *buf, size_t len)
+{
+	if (model_window(v->m) == MODEL_INTERVAL)
+		snprintf(buf, len, "last interval");
+	else if (v->st && v->st->resets)
+		snprintf(buf, len, "since z at %.0fs", v->st->window_start);
+	else
+		snprintf(buf, len, "since start");
+	return buf;
+}
+
 /* "since start | flat | all threads", shorter variants when short of room. */
 static void view_settings(const struct view_ctx *v, int y, int min_x)
 {
 	uint32_t tid = model_thread(v->m);
-	const char *win = model_window(v->m) == MODEL_INTERVAL ? "last interval" : "since start";
+	char buf[96], wbuf[32];
+	const char *win = frame_window_name(v, wbuf, sizeof(wbuf));
 	const char *sort = model_sort(v->m) == TOP_SORT_CUM ? "cum" : "flat";
 	const struct agg_thread *th = tid ? aggregate_thread(v->agg, tid) : NULL;
-	char buf[96];
 	int variant;
 
 	for (variant = 0; variant < 3; variant++) {
-		if (!tid)
+		if (!tid && variant < 2)
 			snprintf(buf, sizeof(buf), "%s | %s | all threads", win, sort);
+		else if (!tid)
+			snprintf(buf, sizeof(buf), "%s | %s", win, sort);
 		else if (variant == 0 && th && th->name[0])
 			snprintf(buf, sizeof(buf), "%s | %s | tid %u %s", win, sort, tid, th->name);
 		else if (variant < 2)
@@ -147,10 +166,55 @@ static void notice_line(const struct view_ctx *v, int y)
 		frame_put(y, 0, crt_attr(CRT_NOTICE), buf);
 		return;
 	}
-	if (v->screen == SCREEN_TOP && *model_filter(v->m) && !v->edit)
+	if (v->screen == SCREEN_TOP && *model_filter(v->m) && !v->edit) {
 		frame_printf(y, 0, crt_attr(CRT_MESSAGE), "filter \"%s\": %zu of %zu functions "
 			     "(/ edits, Esc clears)", model_filter(v->m), model_nrows(v->m),
 			     model_nfunctions(v->m));
+		return;
+	}
+	if (v->notes && v->notes[0]) {
+		char buf[512], *c;
+
+		snprintf(buf, sizeof(buf), "%s", v->notes);
+		for (c = buf; *c; c++)
+			if (*c == '\n')
+				*c = ';';
+		frame_put(y, 0, crt_attr(CRT_NOTICE), buf);
+	}
+}
+
+/* "unwind: root 99.1%  cut 0.4%  no info 0.5%" of c (outcomes: unwind.h). */
+static int unwind_quality(int y, int x, const struct session_counts *c)
+{
+	static const struct {
+		const char *label;
+		int outcome;          /* -1: every other outcome */
+	} parts[] = {
+		{ "root", UNWIND_ROOT }, { "cut", UNWIND_STACK_CUT }, { "no info", UNWIND_NO_INFO },
+		{ "other", -1 },
+	};
+	uint64_t n = 0, v;
+	char val[32];
+	size_t k;
+
+	for (k = 0; k < UNWIND_NOUTCOMES; k++)
+		n += c->outcomes[k];
+	x = frame_put(y, x, crt_attr(CRT_HEADER_LABEL), "unwind:");
+	if (!n)
+		return frame_put(y, x, crt_attr(CRT_DIM), " no samples yet");
+	x = frame_put(y, x, crt_attr(CRT_NORMAL), " ");
+	for (k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+		if (parts[k].outcome >= 0)
+			v = c->outcomes[parts[k].outcome];
+		else
+			v = n - c->outcomes[UNWIND_ROOT] - c->outcomes[UNWIND_STACK_CUT] -
+			    c->outcomes[UNWIND_NO_INFO];
+		if (parts[k].outcome < 0 && !v)
+			continue;
+		snprintf(val, sizeof(val), "%.1f%%", 100.0 * (double)v / (double)n);
+		x = field(y, x, parts[k].label, val);
+	}
+	return x;
 }
 
 int frame_header(const struct view_ctx *v)
@@ -196,13 +260,29 @@ int frame_header(const struct view_ctx *v)
 		snprintf(buf, sizeof(buf), "%.0f/s", v->rate);
 		x = frame_put(1, x, crt_attr(CRT_HEADER_VALUE), buf);
 
+		/* Line 2: the run since start (whatever z did), and the settings. */
 		x = 0;
-		x = field(2, x, "lost", grouped(st->lost, val, sizeof(val)));
+		x = field(2, x, "lost", grouped(st->total.lost, val, sizeof(val)));
+		x = field(2, x, "throttled", grouped(st->total.throttled, val, sizeof(val)));
 		/* Attached while sampling; afterwards, those that had samples. */
 		snprintf(val, sizeof(val), "%zu", v->ended ? nthreads : st->threads_attached);
 		x = field(2, x, "threads", val);
 		snprintf(val, sizeof(val), "%.1f%%", st->self_cpu);
-		x = field(2, x, "pmutop CPU", val);
+		x = field(2, x, "overhead", val);
+		view_settings(v, 2, x);
+
+		/* Line 3: after a reset, the window the table shows; then unwind quality. */
+		x = 0;
+		if (st->resets) {
+			snprintf(val, sizeof(val), "since z at %.0fs:", st->window_start);
+			x = frame_put(3, x, crt_attr(CRT_HEADER_LABEL), val);
+			x = frame_put(3, x, crt_attr(CRT_NORMAL), " ");
+			x = field(3, x, "samples", grouped(st->window.samples, val, sizeof(val)));
+			x = field(3, x, "lost", grouped(st->window.lost, val, sizeof(val)));
+		}
+		unwind_quality(3, x, st->resets ? &st->window : &st->total);
+		notice_line(v, 4);
+		return 5;
 	} else {
 		snprintf(val, sizeof(val), "%s (%s)", info->event, info->event_unit);
 		x = field(1, x, "event", val);

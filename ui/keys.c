@@ -283,7 +283,8 @@ static unsigned on_reset(struct tui *t, int key)
 		return REACT_TICK | REACT_REDRAW;
 	}
 	t->rate_samples = 0;
-	state_message(t, false, "counts reset");
+	state_message(t, false, "counts reset: the table starts now; the header keeps lost and "
+		      "throttled since start");
 	return REACT_TICK | REACT_REDRAW;
 }
 
@@ -326,7 +327,13 @@ static unsigned on_write(struct tui *t, int key)
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), ".");
-	state_message(t, false, "wrote %s/%s (all threads, since start)", cwd, path);
+	/* The file holds the aggregate: every thread, since start or the last z. */
+	if (t->s && t->st.resets)
+		state_message(t, false, "wrote %s/%s (all threads, since z at %.0fs)", cwd, path,
+			      t->st.window_start);
+	else
+		state_message(t, false, "wrote %s/%s (all threads, %s)", cwd, path,
+			      t->s ? "since start" : "the whole profile");
 	return REACT_REDRAW;
 }
 

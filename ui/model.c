@@ -21,6 +21,8 @@ struct model {
 	const struct aggregate *a;   /* NULL until the first tick after a reset */
 	uint64_t *cur, *prev;        /* stack weights at the last two ticks, nev per stack */
 	size_t ncur, nprev, capcur, capprev;  /* ncur, nprev: stacks */
+	uint64_t *scur, *sprev;      /* stack sample counts at the same ticks, one per stack */
+	size_t capscur, capsprev;
 	uint64_t *w;                 /* estimates of the current window, nev per stack */
 	size_t nw, capw;
 	size_t nev;                  /* weights per stack in the copies (1: single event) */
@@ -71,6 +73,8 @@ void model_free(struct model *m)
 	clear_rows(m);
 	free(m->cur);
 	free(m->prev);
+	free(m->scur);
+	free(m->sprev);
 	free(m->w);
 	free(m->filter);
 	free(m);
@@ -223,9 +227,15 @@ int model_tick(struct model *m, const struct aggregate *a)
 	i = m->capprev;
 	m->capprev = m->capcur;
 	m->capcur = i;
+	t = m->sprev;
+	m->sprev = m->scur;
+	m->scur = t;
+	i = m->capsprev;
+	m->capsprev = m->capscur;
+	m->capscur = i;
 	m->nprev = m->ncur;
 	m->ncur = 0;
-	if (reserve(&m->cur, &m->capcur, ns * nev)) {
+	if (reserve(&m->cur, &m->capcur, ns * nev) || reserve(&m->scur, &m->capscur, ns)) {
 		clear_rows(m);
 		return -ENOMEM;
 	}
@@ -237,6 +247,8 @@ int model_tick(struct model *m, const struct aggregate *a)
 		for (i = 0; i < ns; i++)
 			m->cur[i] = m->event ? stacks[i].weights[m->event] : stacks[i].weight;
 	}
+	for (i = 0; i < ns; i++)
+		m->scur[i] = stacks[i].samples;
 	m->ncur = ns;
 	return rebuild(m);
 }
@@ -551,49 +563,71 @@ static int cmp_thread(const void *p, const void *q)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int model_threads(const struct model *m, struct model_thread **out, size_t *n)
+/* Samples of stack i in the current window. */
+static uint64_t window_samples(const struct model *m, size_t i)
 {
-	const struct agg_thread *threads;
-	const struct agg_stack *stacks;
-	size_t nt = 0, ns, i, j;
+	uint64_t base = m->window == MODEL_INTERVAL && i < m->nprev ? m->sprev[i] : 0;
+
+	return m->scur[i] >= base ? m->scur[i] - base : 0;
+}
+
+/* The entry of tid in t[0..*nt), added (zeroed, named name) if new. */
+static struct model_thread *thread_slot(struct model_thread *t, size_t *nt, uint32_t tid,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *nt; i++)
+		if (t[i].tid == tid)
+			break;
+	if (i == *nt) {
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].tid = tid;
+		(*nt)++;
+	}
+	if (name && name[0] && !t[i].name[0])
+		snprintf(t[i].name, sizeof(t[i].name), "%s", name);
+	return &t[i];
+}
+
+int model_threads(const struct model *m, const struct model_thread *known, size_t nknown,
+		  struct model_thread **out, size_t *n)
+{
+	const struct agg_thread *threads = NULL;
+	const struct agg_stack *stacks = NULL;
+	size_t nt = 0, ns = 0, i, cnt = 0;
 	struct model_thread *t;
 
 	*out = NULL;
 	*n = 0;
-	if (!m->a)
-		return 0;
-	threads = aggregate_threads(m->a, &nt);
-	stacks = aggregate_stacks(m->a, &ns);
-	t = calloc(nt ? nt : 1, sizeof(*t));
+	if (m->a) {
+		threads = aggregate_threads(m->a, &nt);
+		stacks = aggregate_stacks(m->a, &ns);
+	}
+	t = calloc(nt + nknown + 1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < nt; i++) {
-		t[i].tid = threads[i].tid;
-		snprintf(t[i].name, sizeof(t[i].name), "%s", threads[i].name);
-		t[i].samples = threads[i].samples;
-	}
+	/* Every thread we know of: the caller's (alive now) and the profile's. */
+	for (i = 0; i < nknown; i++)
+		thread_slot(t, &cnt, known[i].tid, known[i].name);
+	for (i = 0; i < nt; i++)
+		thread_slot(t, &cnt, threads[i].tid, threads[i].name);
 	if (ns > m->nw)
 		ns = m->nw;
 	/* Threads are few: a linear search per stack is cheaper than a table. */
 	for (i = 0; i < ns; i++) {
-		uint64_t w = window_weight(m, i);
+		uint64_t w = window_weight(m, i), smp = window_samples(m, i);
+		struct model_thread *th;
 
-		if (!w)
+		if (!w && !smp)
 			continue;
-		for (j = 0; j < nt; j++) {
-			if (t[j].tid == stacks[i].tid) {
-				t[j].weight += w;
-				break;
-			}
-		}
+		th = thread_slot(t, &cnt, stacks[i].tid, NULL);
+		th->weight += w;
+		th->samples += smp;
 	}
-	/* Keep threads with samples (named-only threads never ran on a counter). */
-	for (i = j = 0; i < nt; i++)
-		if (t[i].samples)
-			t[j++] = t[i];
-	qsort(t, j, sizeof(*t), cmp_thread);
+	qsort(t, cnt, sizeof(*t), cmp_thread);
 	*out = t;
-	*n = j;
+	*n = cnt;
 	return 0;
 }
 

@@ -60,7 +60,7 @@ struct model_edges {
 struct model_thread {
 	uint32_t tid;
 	char name[16];
-	uint64_t samples;  /* since start */
+	uint64_t samples;  /* samples in the current window */
 	uint64_t weight;   /* events in the current window */
 };
 
@@ -142,11 +142,14 @@ int model_edges(const struct model *m, uint32_t function_id, struct model_edges 
 void model_edges_free(struct model_edges *e);
 
 /*
- * Threads that have samples, with names, samples since start and events in
- * the current window, heaviest first. *out is malloc'd (caller frees).
- * Returns 0 or -ENOMEM.
+ * Every known thread: those in known[0..nknown) (tid and name; e.g. the
+ * target's live threads, sampled or not) and those in the profile, with
+ * their samples and events in the current window (and thread names),
+ * heaviest first, then by tid. *out is malloc'd (caller frees). Returns 0
+ * or -ENOMEM.
  */
-int model_threads(const struct model *m, struct model_thread **out, size_t *n);
+int model_threads(const struct model *m, const struct model_thread *known, size_t nknown,
+		  struct model_thread **out, size_t *n);
 
 /* "12.3k" (count), "45.6ms" (nanoseconds), "1.72MB" (bytes): at most 8 characters. */
 const char *model_fmt_value(uint64_t v, const char *unit, char *buf, size_t len);

@@ -11,11 +11,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "pmutop/profile/aggregate.h"
+#include "pmutop/target/proc.h"
 
 #define MESSAGE_SECONDS 4
+/* Live threads listed at most (the profile's are always listed). */
+#define MAX_LISTED 4096
 
 double state_now(void)
 {
@@ -51,6 +55,29 @@ void state_message(struct tui *t, bool error, const char *fmt, ...)
 	t->msg_until = state_now() + MESSAGE_SECONDS;
 }
 
+/*
+ * The target's threads alive now, with names (the ones the counters are
+ * on, sampled or not), so that the thread list shows every thread the
+ * header counts. None with a saved profile or after the session ended.
+ */
+static size_t live_threads(const struct tui *t, struct model_thread **out)
+{
+	pid_t tids[MAX_LISTED];
+	size_t n = 0, i;
+
+	*out = NULL;
+	if (!t->s || t->ended || proc_list_threads(t->st.pid, tids, MAX_LISTED, &n) || !n)
+		return 0;
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
+		return 0;
+	for (i = 0; i < n; i++) {
+		(*out)[i].tid = (uint32_t)tids[i];
+		proc_thread_name(t->st.pid, tids[i], (*out)[i].name, sizeof((*out)[i].name));
+	}
+	return n;
+}
+
 void state_refresh_derived(struct tui *t)
 {
 	if (t->screen == SCREEN_CALLERS && t->focus) {
@@ -60,10 +87,14 @@ void state_refresh_derived(struct tui *t)
 			t->edge_sel = 0;
 	}
 	if (t->screen == SCREEN_THREADS) {
+		struct model_thread *known = NULL;
+		size_t nknown = live_threads(t, &known);
+
 		free(t->threads);
 		t->threads = NULL;
 		t->nthreads = 0;
-		if (model_threads(t->m, &t->threads, &t->nthreads))
+		if (model_threads(t->m, known, nknown, &t->threads, &t->nthreads))
 			state_message(t, true, "out of memory");
+		free(known);
 	}
 }

@@ -23,6 +23,10 @@
 #define TITLE_PREFIX 40
 /* Function name characters kept visible when optional columns compete. */
 #define MIN_NAME 16
+/* Widths of the base columns a narrow terminal drops, separator included. */
+#define SUM_W 7
+#define CUM_PCT_W 7
+#define CUM_W 9
 
 /* The optional columns of a multi-event screen, as laid out for the width. */
 struct opt_cols {
@@ -37,6 +41,12 @@ struct opt_cols {
 		bool shown;
 	} c[PMUTOP_MAX_EVENTS + RATIOS_MAX];
 	bool any_ratio;                   /* a ratio column is shown: the footnote */
+	/*
+	 * The base columns: flat and flat% always; sum%, then cum%, then cum
+	 * go when the terminal is too narrow for MIN_NAME characters of name.
+	 */
+	bool sum, cum_pct, cum;
+	int prefix;                       /* width before the name, with its two spaces */
 };
 
 static void layout(const struct view_ctx *v, struct opt_cols *o)
@@ -46,9 +56,24 @@ static void layout(const struct view_ctx *v, struct opt_cols *o)
 	const char *names[PMUTOP_MAX_EVENTS];
 	struct ratio r[RATIOS_MAX];
 	size_t nr;
-	int room = v->cols - TITLE_PREFIX - MIN_NAME;
+	int room;
 
 	memset(o, 0, sizeof(*o));
+	o->sum = o->cum_pct = o->cum = true;
+	o->prefix = TITLE_PREFIX;
+	if (v->cols - o->prefix < MIN_NAME) {
+		o->sum = false;
+		o->prefix -= SUM_W;
+	}
+	if (v->cols - o->prefix < MIN_NAME) {
+		o->cum_pct = false;
+		o->prefix -= CUM_PCT_W;
+	}
+	if (v->cols - o->prefix < MIN_NAME) {
+		o->cum = false;
+		o->prefix -= CUM_W;
+	}
+	room = v->cols - o->prefix - MIN_NAME;
 	if (nev < 2 || nev > info->nevents)
 		return;
 	for (k = 0; k < nev; k++) {
@@ -133,7 +158,12 @@ static void draw_row(const struct view_ctx *v, const struct opt_cols *o, int y, 
 	}
 	x = frame_printf(y, 0, plain, "%8s ", f);
 	x = frame_put(y, x, hot, fp);
-	x = frame_printf(y, x, plain, " %6s %8s %6s", sp, c, cp);
+	if (o->sum)
+		x = frame_printf(y, x, plain, " %6s", sp);
+	if (o->cum)
+		x = frame_printf(y, x, plain, " %8s", c);
+	if (o->cum_pct)
+		x = frame_printf(y, x, plain, " %6s", cp);
 	for (size_t k = 0; k < o->n; k++) {
 		char val[16];
 
@@ -152,6 +182,66 @@ static void draw_row(const struct view_ctx *v, const struct opt_cols *o, int y, 
 		frame_printf(y, x, dim, " (%s)", mod);
 }
 
+/* Does ev count only while the target runs on a CPU (time, cycles, ...)? */
+static bool counts_cpu_time(const struct pmu_event *ev)
+{
+	return ev->hardware || !strcmp(ev->unit, "nanoseconds");
+}
+
+/*
+ * An empty table says why and what to try: the filter, the thread, the
+ * window, or (no samples at all) what the event counts - task-clock and
+ * cycles count CPU time only, so a sleeping or blocked target gives none.
+ */
+static void explain_empty(const struct view_ctx *v, int y)
+{
+	const struct session_status *st = v->st;
+	int dim = crt_attr(CRT_DIM), note = crt_attr(CRT_MESSAGE);
+	char win[32];
+
+	if (model_has_data(v->m) && model_total(v->m)) {
+		frame_put(y, 2, dim, "no function matches the filter (Esc clears it)");
+		return;
+	}
+	frame_window_name(v, win, sizeof(win));
+	if (model_thread(v->m)) {
+		frame_printf(y, 2, dim, "thread %u has no samples %s (t chooses another thread, "
+			     "or all)", model_thread(v->m), win);
+		return;
+	}
+	if (!v->live) {
+		frame_put(y, 2, dim, "the saved profile has no samples");
+		return;
+	}
+	if (model_window(v->m) == MODEL_INTERVAL && st->window.samples) {
+		frame_printf(y, 2, dim, "no samples in the last interval (%.1fs): i shows the whole "
+			     "window", v->refresh);
+		return;
+	}
+	if (st->window.samples) {
+		frame_put(y, 2, dim, "no samples yet");
+		return;
+	}
+	frame_printf(y++, 2, note, "No samples %s.", st->resets ? win : "yet");
+	if (counts_cpu_time(v->event))
+		frame_printf(y++, 2, dim, "%s counts CPU time only: PID %d has not run on a CPU "
+			     "while watched", v->event->name, (int)st->pid);
+	else
+		frame_printf(y++, 2, dim, "%s has not happened in PID %d while watched",
+			     v->event->name, (int)st->pid);
+	if (counts_cpu_time(v->event))
+		frame_put(y++, 2, dim, "(it is sleeping, blocked, or waiting for I/O or a lock).");
+	if (st->window.lost)
+		frame_printf(y++, 2, dim, "%llu samples were lost: raise --mmap-pages or lower "
+			     "--stack-size.", (unsigned long long)st->window.lost);
+	y++;
+	frame_printf(y++, 2, dim, "Try: pmutop --stacks -p %d  (where every thread is now, "
+		     "running or not)", (int)st->pid);
+	if (counts_cpu_time(v->event))
+		frame_put(y++, 2, dim, "     or -e with an event the target does cause "
+			  "(pmutop --list-events)");
+}
+
 void top_view_draw(const struct view_ctx *v)
 {
 	int y = frame_header(v), rows, title = y, x;
@@ -168,12 +258,17 @@ void top_view_draw(const struct view_ctx *v)
 	if (*model_filter(v->m)) {
 		snprintf(info, sizeof(info), "function (module) /%s %zu/%zu", model_filter(v->m), n,
 			 model_nfunctions(v->m));
-		if (TITLE_PREFIX + o.width + (int)strlen(info) > v->cols)
+		if (o.prefix + o.width + (int)strlen(info) > v->cols)
 			snprintf(info, sizeof(info), "function /%s %zu/%zu", model_filter(v->m), n,
 				 model_nfunctions(v->m));
 	}
-	x = frame_printf(title, 0, crt_attr(CRT_TITLE), "%8s %6s %6s %8s %6s", "flat", "flat%",
-			 "sum%", "cum", "cum%");
+	x = frame_printf(title, 0, crt_attr(CRT_TITLE), "%8s %6s", "flat", "flat%");
+	if (o.sum)
+		x = frame_printf(title, x, crt_attr(CRT_TITLE), " %6s", "sum%");
+	if (o.cum)
+		x = frame_printf(title, x, crt_attr(CRT_TITLE), " %8s", "cum");
+	if (o.cum_pct)
+		x = frame_printf(title, x, crt_attr(CRT_TITLE), " %6s", "cum%");
 	for (i = 0; i < o.n; i++)
 		if (o.c[i].shown)
 			x = frame_printf(title, x, crt_attr(CRT_TITLE), " %*s", o.c[i].w, o.c[i].title);
@@ -191,15 +286,7 @@ void top_view_draw(const struct view_ctx *v)
 	first = model_scroll(v->m, (size_t)rows);
 	for (i = first; i < n && (int)(i - first) < rows; i++)
 		draw_row(v, &o, y + (int)(i - first), i, i == model_selected(v->m));
-	if (!n) {
-		const char *why;
-
-		if (!model_has_data(v->m) || !model_total(v->m))
-			why = model_window(v->m) == MODEL_INTERVAL ? "no samples in the last interval"
-								   : "no samples yet";
-		else
-			why = "no function matches the filter";
-		frame_put(y + 1, 2, crt_attr(CRT_DIM), why);
-	}
+	if (!n)
+		explain_empty(v, y + 1);
 	frame_footer(v, v->live ? top_keys : load_keys);
 }

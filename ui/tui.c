@@ -92,12 +92,14 @@ static void fill_context(struct tui *t, struct view_ctx *v, char *subject, size_
 	}
 	v->subject = subject;
 	v->rate = t->rate;
+	v->refresh = t->o->refresh;
 	v->paused = t->paused;
 	v->ended = t->ended;
 	if (t->msg[0] && state_now() < t->msg_until) {
 		v->msg = t->msg;
 		v->msg_error = t->msg_error;
 	}
+	v->notes = t->s && t->st.notes && !t->o->quiet ? t->st.notes : "";
 	v->edit = t->editing ? t->edit : NULL;
 	v->edges = t->have_edges ? &t->edges : NULL;
 	v->edge_sel = t->edge_sel;
@@ -251,10 +253,21 @@ static void finish(struct tui *t)
 		fprintf(stderr, "pmutop: %s\n", st.why);
 		t->exit_code = 1;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "pmutop: %llu samples of %s in %.1f s from %zu threads; lost %llu\n",
-			(unsigned long long)st.samples, st.event.name, st.elapsed, st.threads_seen,
-			(unsigned long long)st.lost);
+	if (!o->quiet) {
+		session_print_notes(t->s, stderr);
+		/* The run since start, whatever z did; then the window the file holds. */
+		fprintf(stderr, "pmutop: %llu samples of %s in %.1f s from %zu thread%s; lost %llu, "
+			"throttled %llu\n", (unsigned long long)st.total.samples, st.event.name,
+			st.elapsed, st.threads_seen, st.threads_seen == 1 ? "" : "s",
+			(unsigned long long)st.total.lost, (unsigned long long)st.total.throttled);
+		if (st.resets)
+			fprintf(stderr, "pmutop: since the last reset (z at %.1f s): %llu samples; "
+				"lost %llu, throttled %llu%s\n", st.window_start,
+				(unsigned long long)st.window.samples,
+				(unsigned long long)st.window.lost,
+				(unsigned long long)st.window.throttled,
+				o->dump ? " (what the profile holds)" : "");
+	}
 	if (o->dump) {
 		if (pprof_write(session_aggregate(t->s), o->dump, err, sizeof(err))) {
 			fprintf(stderr, "pmutop: %s\n", err);

@@ -58,11 +58,14 @@ struct view_ctx {
 	unsigned event_index;             /* the shown event, 0-based */
 	size_t nevents;                   /* events in the run */
 	double rate;                      /* samples/s over the last interval */
+	double refresh;                   /* seconds between ticks (--refresh) */
 	bool paused, ended;
 
 	/* The message/notice line: NULL when nothing is to be said. */
 	const char *msg;
 	bool msg_error;
+	/* Standing notes of the run (session_status.notes: the event fallback), "" if none. */
+	const char *notes;
 	/* The "/" editor: the text being typed, NULL when not editing. */
 	const char *edit;
 
@@ -85,6 +88,8 @@ struct view_ctx {
 /* frame.c: the header (returns the first free line) and the footer. */
 int frame_header(const struct view_ctx *v);
 void frame_footer(const struct view_ctx *v, const char *const *keys);
+/* The window the table shows: "since start", "since z at 12s", "last interval". */
+const char *frame_window_name(const struct view_ctx *v, char *buf, size_t len);
 /* Draw text clipped to the screen width at (y, x); returns the next x. */
 int frame_put(int y, int x, int attr, const char *s);
 /* frame_put with printf formatting. */

@@ -214,6 +214,8 @@ int record_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 1;
 	}
+	if (!o->quiet)
+		session_print_notes(s, stderr);
 	if (o->dump && !o->quiet && isatty(STDERR_FILENO))
 		progress_loop(s);
 	else

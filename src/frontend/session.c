@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,28 @@ struct session {
 	char cmdline[256];
 	char proc_comm[16];
 	char why[128];
+	/* Notes for the user (event fallback, lowered precision): shown by the front end. */
+	char notes[512];
+	/* Live view resets: counters of the windows before the last one, and when it began. */
+	struct session_counts before;
+	uint64_t window_mono, stop_mono;
+	unsigned resets;
 };
+
+/* Add a line to the session's notes (kept for the front end to show). */
+static void add_note(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add_note(struct session *s, const char *fmt, ...)
+{
+	size_t l = strlen(s->notes);
+	va_list ap;
+
+	if (l && l + 1 < sizeof(s->notes))
+		s->notes[l++] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(s->notes + l, sizeof(s->notes) - l, fmt, ap);
+	va_end(ap);
+}
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -283,8 +305,8 @@ fail:
  * from cycles to task-clock (and says so); an event the user named is never
  * silently replaced. Precision (:p..:ppp) is lowered to what the CPU takes.
  */
-static int resolve_events(const struct pmutop_opts *o, struct pmu_event *evs, size_t *n,
-			  char *err, size_t errlen)
+static int resolve_events(struct session *s, const struct pmutop_opts *o, struct pmu_event *evs,
+			  size_t *n, char *err, size_t errlen)
 {
 	*n = o->nevents ? o->nevents : 1;
 	for (size_t k = 0; k < *n; k++) {
@@ -297,8 +319,8 @@ static int resolve_events(const struct pmutop_opts *o, struct pmu_event *evs, si
 			ev->precise--;
 			r = events_probe(ev, o->kernel);
 			if (!r)
-				fprintf(stderr, "pmutop: %s: precise_ip lowered to %u, the most this CPU "
-					"accepts\n", ev->name, ev->precise);
+				add_note(s, "%s: precise_ip lowered to %u, the most this CPU accepts",
+					 ev->name, ev->precise);
 		}
 		if (r == 0)
 			continue;
@@ -308,8 +330,8 @@ static int resolve_events(const struct pmutop_opts *o, struct pmu_event *evs, si
 			char e2[128];
 			if (events_parse("task-clock", &fb, e2, sizeof(e2)) == 0 &&
 			    events_probe(&fb, o->kernel) == 0) {
-				fprintf(stderr, "pmutop: no hardware PMU here (%s is not supported); "
-					"falling back to task-clock\n", ev->name);
+				add_note(s, "no hardware PMU here (%s is not supported): sampling "
+					 "task-clock instead", ev->name);
 				*ev = fb;
 				continue;
 			}
@@ -557,7 +579,7 @@ static int release_command(struct session *s, int *go_fd, int *status_fd, char *
 /* Sampling starts now: clocks, the deadline, the first rescan. */
 static void start_clocks(struct session *s)
 {
-	s->start_mono = now_ns(CLOCK_MONOTONIC);
+	s->start_mono = s->window_mono = now_ns(CLOCK_MONOTONIC);
 	s->start_cpu = cpu_seconds();
 	if (s->o->duration > 0)
 		s->deadline = s->start_mono + (uint64_t)(s->o->duration * 1e9);
@@ -578,7 +600,7 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	s->ep = s->sigfd = s->pidfd = -1;
 	s->exit_status = -1;
 	raise_fd_limit();
-	if (resolve_events(o, s->events, &s->nevents, err, errlen))
+	if (resolve_events(s, o, s->events, &s->nevents, err, errlen))
 		goto fail;
 	s->event = s->events[0];
 	if (start_target(s, &go_fd, &status_fd, err, errlen) ||
@@ -654,7 +676,7 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 	if (s->stopped || s->state != SESSION_RUNNING)
 		return s->state;
 	/* Keep the profile's duration current: the live view writes it mid-run. */
-	aggregate_info(s->agg)->duration_ns = t - s->start_mono;
+	aggregate_info(s->agg)->duration_ns = t - s->window_mono;
 	if (s->deadline && s->deadline < wake)
 		wake = s->deadline;
 	{
@@ -740,7 +762,8 @@ void session_stop(struct session *s)
 		ptrace_engine_process(s->pte);
 		ptrace_engine_detach_all(s->pte, 2000);
 	}
-	aggregate_info(s->agg)->duration_ns = now_ns(CLOCK_MONOTONIC) - s->start_mono;
+	s->stop_mono = now_ns(CLOCK_MONOTONIC);
+	aggregate_info(s->agg)->duration_ns = s->stop_mono - s->window_mono;
 	set_state(s, SESSION_SIGNALLED, "stopped");
 	if (s->child_running) {
 		/* A command we started is ours to end when sampling ends first. */
@@ -757,23 +780,42 @@ void session_stop(struct session *s)
 			"written without file:line\n", aggregate_pending_lines(s->agg));
 }
 
+/*
+ * A new window: a fresh aggregate with the same run facts (events, units,
+ * periods) and thread names, its counters at zero; the old window's
+ * counters are added to `before` so that the run's totals (samples, lost,
+ * throttled, unwind outcomes since start) stay true whatever resets did.
+ */
 int session_reset(struct session *s)
 {
 	struct aggregate *fresh = aggregate_new();
 	const struct agg_info *old;
+	const struct agg_thread *th;
+	struct agg_info *info;
+	size_t nth;
 
 	if (!fresh)
 		return -ENOMEM;
 	old = aggregate_info_const(s->agg);
-	{
-		struct agg_info *info = aggregate_info(fresh);
-		info->event = old->event;
-		info->event_unit = old->event_unit;
-		info->period = old->period;
-		info->start_ns = now_ns(CLOCK_REALTIME);
-	}
+	s->before.samples += old->samples;
+	s->before.lost += old->lost;
+	s->before.throttled += old->throttled;
+	for (size_t k = 0; k < UNWIND_NOUTCOMES; k++)
+		s->before.outcomes[k] += old->outcomes[k];
+	info = aggregate_info(fresh);
+	*info = *old;
+	info->start_ns = now_ns(CLOCK_REALTIME);
+	info->duration_ns = 0;
+	info->samples = info->lost = info->throttled = info->foreign = 0;
+	memset(info->outcomes, 0, sizeof(info->outcomes));
+	th = aggregate_threads(s->agg, &nth);
+	for (size_t i = 0; i < nth; i++)
+		if (th[i].name[0])
+			aggregate_set_thread_name(fresh, th[i].tid, th[i].name);
 	aggregate_free(s->agg);
 	s->agg = fresh;
+	s->window_mono = now_ns(CLOCK_MONOTONIC);
+	s->resets++;
 	return 0;
 }
 
@@ -794,12 +836,26 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->nevents = s->nevents;
 	st->period = s->period;
 	st->freq = s->freq;
-	wall = s->stopped ? (double)info->duration_ns / 1e9
-			  : (double)(now_ns(CLOCK_MONOTONIC) - s->start_mono) / 1e9;
+	uint64_t end = s->stopped ? s->stop_mono : now_ns(CLOCK_MONOTONIC);
+
+	wall = (double)(end - s->start_mono) / 1e9;
 	st->elapsed = wall;
-	st->samples = info->samples;
-	st->lost = info->lost;
-	st->throttled = info->throttled;
+	st->window.samples = info->samples;
+	st->window.lost = info->lost;
+	st->window.throttled = info->throttled;
+	memcpy(st->window.outcomes, info->outcomes, sizeof(st->window.outcomes));
+	st->total = s->before;
+	st->total.samples += info->samples;
+	st->total.lost += info->lost;
+	st->total.throttled += info->throttled;
+	for (size_t k = 0; k < UNWIND_NOUTCOMES; k++)
+		st->total.outcomes[k] += info->outcomes[k];
+	st->samples = st->total.samples;
+	st->lost = st->total.lost;
+	st->throttled = st->total.throttled;
+	st->resets = s->resets;
+	st->window_start = (double)(s->window_mono - s->start_mono) / 1e9;
+	st->notes = s->notes;
 	{
 		struct sampler_stats ss = s->last_stats;
 		if (s->sampler)
@@ -829,6 +885,19 @@ const char *session_engine_summary(const struct session *s, char *buf, size_t le
 	if (!s->pte)
 		return NULL;
 	return ptrace_engine_summary(s->pte, buf, len);
+}
+
+void session_print_notes(const struct session *s, FILE *f)
+{
+	const char *p = s->notes, *nl;
+
+	while (*p) {
+		nl = strchr(p, '\n');
+		fprintf(f, "pmutop: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
 }
 
 int session_fd(const struct session *s)

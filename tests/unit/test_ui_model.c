@@ -421,14 +421,23 @@ static void thread_list(void **state)
 	size_t n;
 
 	(void)state;
-	assert_int_equal(model_threads(m, &t, &n), 0);
-	assert_int_equal(n, 0); /* no tick yet */
+	const struct model_thread known[] = { { .tid = 2, .name = "beta" }, { .tid = 9, .name = "sleeper" } };
+
+	assert_int_equal(model_threads(m, NULL, 0, &t, &n), 0);
+	assert_int_equal(n, 0); /* no tick yet, nothing known */
 	free(t);
-	aggregate_set_thread_name(a, 7, "idle"); /* named, never sampled: not listed */
-	model_tick(m, a);
-	assert_int_equal(model_threads(m, &t, &n), 0);
+	/* Known threads are listed before any tick, with no samples. */
+	assert_int_equal(model_threads(m, known, 2, &t, &n), 0);
 	assert_int_equal(n, 2);
-	/* Heaviest first: beta has 35 events, alpha 30. */
+	assert_int_equal(t[0].tid, 2);
+	assert_int_equal(t[0].samples, 0);
+	assert_string_equal(t[1].name, "sleeper");
+	free(t);
+	aggregate_set_thread_name(a, 7, "idle"); /* named, never sampled: listed too */
+	model_tick(m, a);
+	assert_int_equal(model_threads(m, known, 2, &t, &n), 0);
+	assert_int_equal(n, 4);
+	/* Heaviest first: beta has 35 events, alpha 30; then by tid, samples or not. */
 	assert_int_equal(t[0].tid, 2);
 	assert_string_equal(t[0].name, "beta");
 	assert_int_equal(t[0].samples, 2);
@@ -436,17 +445,33 @@ static void thread_list(void **state)
 	assert_int_equal(t[1].tid, 1);
 	assert_string_equal(t[1].name, "alpha");
 	assert_int_equal(t[1].weight, 30);
+	assert_int_equal(t[1].samples, 2);
+	assert_int_equal(t[2].tid, 7);
+	assert_string_equal(t[2].name, "idle");
+	assert_int_equal(t[2].samples, 0);
+	assert_int_equal(t[3].tid, 9);
+	assert_string_equal(t[3].name, "sleeper");
+	assert_int_equal(t[3].weight, 0);
 	free(t);
 
-	/* Weights follow the window. */
+	/* Samples and weights follow the window: the interval has one new sample. */
 	agg_add_spec(a, 1, 50, "a@20 main@10");
 	model_tick(m, a);
 	model_set_window(m, MODEL_INTERVAL);
-	assert_int_equal(model_threads(m, &t, &n), 0);
+	assert_int_equal(model_threads(m, NULL, 0, &t, &n), 0);
+	assert_int_equal(n, 3);
 	assert_int_equal(t[0].tid, 1);
 	assert_int_equal(t[0].weight, 50);
-	assert_int_equal(t[0].samples, 3);
+	assert_int_equal(t[0].samples, 1);
 	assert_int_equal(t[1].weight, 0);
+	assert_int_equal(t[1].samples, 0);
+	free(t);
+	/* Since start again: all three of alpha's samples. */
+	model_set_window(m, MODEL_SINCE_START);
+	assert_int_equal(model_threads(m, NULL, 0, &t, &n), 0);
+	assert_int_equal(t[0].tid, 1);
+	assert_int_equal(t[0].samples, 3);
+	assert_int_equal(t[0].weight, 80);
 	free(t);
 	model_free(m);
 	aggregate_free(a);
@@ -600,7 +625,7 @@ static void multi_event_interval(void **state)
 		assert_int_equal(e.flat, 100);
 		assert_int_equal(edge(e.callees, e.ncallees, "hot")->weight, 2300);
 		model_edges_free(&e);
-		assert_int_equal(model_threads(m, &t, &n), 0);
+		assert_int_equal(model_threads(m, NULL, 0, &t, &n), 0);
 		assert_int_equal(n, 2);
 		assert_int_equal(t[0].tid, 1);
 		assert_int_equal(t[0].weight, 2420);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "pmutop/sample/events.h"
@@ -32,6 +33,12 @@ enum session_state {
 	SESSION_FAILED,     /* an internal error; see session_status().error */
 };
 
+/* Counters of one window of a run (unwind outcomes: enum unwind_outcome). */
+struct session_counts {
+	uint64_t samples, lost, throttled;
+	uint64_t outcomes[UNWIND_NOUTCOMES];
+};
+
 struct session_status {
 	pid_t pid;
 	char cmdline[256];
@@ -40,7 +47,21 @@ struct session_status {
 	uint64_t period;           /* events per sample, or Hz when freq */
 	bool freq;
 	double elapsed;            /* seconds since sampling started */
-	uint64_t samples, lost, throttled;
+	uint64_t samples, lost, throttled;  /* since start: total.samples, ... */
+	/*
+	 * The run since start, whatever session_reset() did, and the window
+	 * since the last reset (the aggregate's; equal to total before any).
+	 */
+	struct session_counts total, window;
+	unsigned resets;           /* session_reset() calls */
+	double window_start;       /* seconds from start to the last reset (0: none) */
+	/*
+	 * Notes for the user, one per line, "" when none: the event fallback
+	 * on a machine without a PMU, lowered precision. session_start() does
+	 * not print them: the front end shows them (unless -q) once the target
+	 * is attached, so that they never precede an unrelated error.
+	 */
+	const char *notes;
 	size_t threads_seen, threads_attached;
 	unsigned ncpus;
 	double self_cpu;           /* pmutop's own CPU use, % of one CPU, since start */
@@ -76,7 +97,11 @@ enum session_state session_poll(struct session *s, int timeout_ms);
  */
 void session_stop(struct session *s);
 
-/* Forget all samples so far (the live view's "reset"); returns 0 or -ENOMEM. */
+/*
+ * Start a new window (the live view's "reset"): the aggregate starts empty
+ * (the old one is freed; session_aggregate() returns the new one); the
+ * status keeps the run's totals since start. Returns 0 or -ENOMEM.
+ */
 int session_reset(struct session *s);
 
 const struct aggregate *session_aggregate(const struct session *s);
@@ -90,6 +115,9 @@ const struct pmu_event *session_event(const struct session *s, size_t k, uint64_
  * stops and skid), or NULL when there is nothing to say. Returns buf.
  */
 const char *session_engine_summary(const struct session *s, char *buf, size_t len);
+
+/* Print status.notes to f, one "pmutop: ..." line each (nothing when none). */
+void session_print_notes(const struct session *s, FILE *f);
 
 /* An fd readable when session_poll() has something to do (for a UI's own poll). */
 int session_fd(const struct session *s);
