@@ -45,6 +45,14 @@ int main(int argc, char **argv)
 	switch (mode) {
 	case MODE_TOP:
 	case MODE_LOAD_TOP:
+		/* TERM=dumb, unknown or tiny: the table, with a note saying why. */
+		if (tui_terminal_check(err, sizeof(err))) {
+			if (!opts.quiet)
+				fprintf(stderr, "pmutop: no live view: %s; printing the table %s\n", err,
+					mode == MODE_TOP ? "when sampling ends (Ctrl-C ends it)"
+							 : "instead");
+			return mode == MODE_TOP ? record_run(&opts) : load_run(&opts);
+		}
 		return tui_run(&opts);
 	case MODE_LOAD_TABLE:
 		return load_run(&opts);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <term.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +176,36 @@ static void setup_colors(void)
 static void done_at_exit(void)
 {
 	crt_done();
+}
+
+int crt_check(char *why, size_t len)
+{
+	const char *term = getenv("TERM");
+	struct winsize ws;
+	const char *cup;
+	int e = 0;
+
+	if (!term || !*term) {
+		snprintf(why, len, "TERM is not set");
+		return -1;
+	}
+	if (setupterm(term, STDOUT_FILENO, &e) != OK) {
+		snprintf(why, len, "TERM=%s is not a terminal terminfo knows", term);
+		return -1;
+	}
+	cup = tigetstr("cup");
+	del_curterm(cur_term);
+	if (!cup || cup == (const char *)-1) {
+		snprintf(why, len, "TERM=%s cannot move the cursor", term);
+		return -1;
+	}
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row &&
+	    (ws.ws_col < CRT_MIN_COLS || ws.ws_row < CRT_MIN_LINES)) {
+		snprintf(why, len, "the terminal is %ux%u, smaller than the %dx%d the view needs",
+			 ws.ws_col, ws.ws_row, CRT_MIN_COLS, CRT_MIN_LINES);
+		return -1;
+	}
+	return 0;
 }
 
 int crt_init(char *err, size_t errlen)

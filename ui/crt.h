@@ -40,6 +40,17 @@ enum crt_role {
 	CRT_NROLES,
 };
 
+/* The smallest screen the view draws on. */
+#define CRT_MIN_COLS 20
+#define CRT_MIN_LINES 8
+
+/*
+ * Without taking over the terminal: does TERM name a terminal terminfo
+ * knows, with cursor addressing, and is the window at least CRT_MIN_COLS x
+ * CRT_MIN_LINES? Returns 0, or -1 with the reason in why.
+ */
+int crt_check(char *why, size_t len);
+
 /*
  * Take over the terminal: curses on stdin/stdout, cbreak, no echo, keypad,
  * hidden cursor, colours if has_colors() and NO_COLOR is unset; block

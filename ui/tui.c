@@ -287,6 +287,11 @@ static void finish(struct tui *t)
 	}
 }
 
+int tui_terminal_check(char *why, size_t len)
+{
+	return crt_check(why, len);
+}
+
 /* The help screen lists the key table itself: it cannot drift from the keys. */
 static int help_lines(struct tui *t)
 {

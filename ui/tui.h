@@ -5,6 +5,8 @@
 #ifndef PMUTOP_UI_TUI_H
 #define PMUTOP_UI_TUI_H
 
+#include <stddef.h>
+
 struct pmutop_opts;
 
 /*
@@ -15,5 +17,12 @@ struct pmutop_opts;
  * returns the process exit status (0 on a normal quit).
  */
 int tui_run(const struct pmutop_opts *o);
+
+/*
+ * Can the live view draw on this terminal (TERM known to terminfo, cursor
+ * addressing, at least 20x8)? Returns 0, or -1 with the reason in why
+ * ("TERM=dumb cannot move the cursor"); the terminal is left untouched.
+ */
+int tui_terminal_check(char *why, size_t len);
 
 #endif
