@@ -329,11 +329,11 @@ static unsigned on_write(struct tui *t, int key)
 		snprintf(cwd, sizeof(cwd), ".");
 	/* The file holds the aggregate: every thread, since start or the last z. */
 	if (t->s && t->st.resets)
-		state_message(t, false, "wrote %s/%s (all threads, since z at %.0fs)", cwd, path,
-			      t->st.window_start);
+		state_message(t, false, "wrote ./%s (all threads, since z at %.0fs) in %s", path,
+			      t->st.window_start, cwd);
 	else
-		state_message(t, false, "wrote %s/%s (all threads, %s)", cwd, path,
-			      t->s ? "since start" : "the whole profile");
+		state_message(t, false, "wrote ./%s (all threads, %s) in %s", path,
+			      t->s ? "since start" : "the whole profile", cwd);
 	return REACT_REDRAW;
 }
 

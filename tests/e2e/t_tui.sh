@@ -18,41 +18,9 @@
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares
-command -v tmux >/dev/null 2>&1 || skip "tmux not installed (apt-get install tmux; make deps)"
+source "$(dirname "$0")/tmux_lib.sh"
 
-SOCK=$T/tmux.sock
-tm() { tmux -S "$SOCK" "$@"; }
-trap 'rc=$?; tmux -S "$SOCK" kill-server >/dev/null 2>&1; (exit $rc); e2e_cleanup' EXIT
-
-errs=0
-problem() { info "FAILED: $*"; errs=$((errs + 1)); }
-screen() { tm capture-pane -p -t tui; }
-show_screen() { screen | sed 's/^/    | /'; }
-
-# wait_for REGEX [SECS]: until the pane shows REGEX (extended); 1 on timeout.
-wait_for() {
-	local i n=$(( ${2:-10} * 10 ))
-
-	for (( i = 0; i < n; i++ )); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# keys KEY...: send tmux key names, then let the view redraw.
-keys() {
-	tm send-keys -t tui "$@"
-	sleep 0.4
-}
-
-# run_in_pane CMD: type CMD and Enter at the shell prompt of the pane.
-run_in_pane() {
-	tm send-keys -t tui -l "$1"
-	tm send-keys -t tui Enter
-}
-
-# table_rows: the rows under the column titles, up to the footer.
+# table_rows with every column (80 columns and more).
 table_rows() {
 	screen | awk '/^ +flat +flat%/ { on = 1; next } /qQuit/ { on = 0 } on && NF >= 6'
 }
@@ -72,14 +40,7 @@ start_bg "$W/shares" 120
 target=$BG_PID
 wait_started "$target"
 
-# A private tmux server; a plain shell whose prompt we can recognise.
-tm -f /dev/null new-session -d -s tui -x 80 -y 24 \
-	"env PS1='tui-prompt\$ ' HOME=$T TERM=xterm-256color bash --norc --noprofile" ||
-	fail "cannot start tmux"
-tm set -g escape-time 10 >/dev/null
-tm set -g window-size manual >/dev/null 2>&1
-wait_for 'tui-prompt\$' 5 || fail "the shell in tmux did not start"
-cd "$T" || fail "cd $T"
+tmux_start 80 24
 run_in_pane "cd $T; $PMUTOP -p $target --refresh 0.5; echo EXIT=\$?"
 
 # ---- header and the hottest function ----
