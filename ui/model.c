@@ -208,11 +208,22 @@ static size_t copies_per_stack(const struct model *m, const struct aggregate *a)
 	return n > 1 && m->event < n ? n : 1;
 }
 
+/* Exchange two copies and their capacities (the tick's prev <- cur). */
+static void swap_copies(uint64_t **a, size_t *capa, uint64_t **b, size_t *capb)
+{
+	uint64_t *t = *a;
+	size_t c = *capa;
+
+	*a = *b;
+	*capa = *capb;
+	*b = t;
+	*capb = c;
+}
+
 int model_tick(struct model *m, const struct aggregate *a)
 {
 	const struct agg_stack *stacks;
 	size_t ns, i, k, nev = copies_per_stack(m, a);
-	uint64_t *t;
 
 	stacks = aggregate_stacks(a, &ns);
 	if (a != m->a || ns < m->ncur || nev != m->nev) {
@@ -221,18 +232,8 @@ int model_tick(struct model *m, const struct aggregate *a)
 		m->nev = nev;
 	}
 	/* prev <- cur, cur <- now. */
-	t = m->prev;
-	m->prev = m->cur;
-	m->cur = t;
-	i = m->capprev;
-	m->capprev = m->capcur;
-	m->capcur = i;
-	t = m->sprev;
-	m->sprev = m->scur;
-	m->scur = t;
-	i = m->capsprev;
-	m->capsprev = m->capscur;
-	m->capscur = i;
+	swap_copies(&m->prev, &m->capprev, &m->cur, &m->capcur);
+	swap_copies(&m->sprev, &m->capsprev, &m->scur, &m->capscur);
 	m->nprev = m->ncur;
 	m->ncur = 0;
 	if (reserve(&m->cur, &m->capcur, ns * nev) || reserve(&m->scur, &m->capscur, ns)) {
