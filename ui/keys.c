@@ -15,6 +15,7 @@
 
 #include "crt.h"
 #include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/annotate.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/frontend/session.h"
 #include "state.h"
@@ -209,6 +210,11 @@ static unsigned on_back(struct tui *t, int key)
 	case SCREEN_HELP:
 		t->screen = t->help_from;
 		break;
+	case SCREEN_ANNOTATE:
+		t->screen = t->ann_from;
+		annotation_free(t->ann);
+		t->ann = NULL;
+		break;
 	case SCREEN_CALLERS:
 		if (t->nhistory) {
 			focus(t, t->history[--t->nhistory]);
@@ -353,6 +359,97 @@ static unsigned on_resize(struct tui *t, int key)
 	return REACT_REDRAW;
 }
 
+
+/* ---- annotate: a function's instructions ---- */
+
+/*
+ * Take a fresh listing of the function in focus (the selected row on the
+ * table, the focused function on callers/callees). The binary is found by
+ * its path inside the target's root first (containers), then as written.
+ */
+static unsigned on_annotate(struct tui *t, int key)
+{
+	const struct aggregate *a = state_aggregate(t);
+	const struct agg_function *fns;
+	struct annotation *an = NULL;
+	struct annotate_opts ao = { .root = NULL };
+	char root[64], err[512], name[256];
+	uint32_t fid;
+	size_t nf;
+	int rc;
+
+	(void)key;
+	fid = t->screen == SCREEN_CALLERS ? t->focus :
+	      t->screen == SCREEN_ANNOTATE ? 0 : model_selected_function(t->m);
+	fns = aggregate_functions(a, &nf);
+	if (t->screen == SCREEN_ANNOTATE && t->ann)
+		snprintf(name, sizeof(name), "%s", t->ann->func);
+	else if (fid && fid <= nf)
+		snprintf(name, sizeof(name), "%s", fns[fid - 1].name);
+	else
+		return REACT_NONE;
+	if (t->s) {
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)t->st.pid);
+		ao.root = root;
+	}
+	rc = annotate_build(a, name, &ao, &an, err, sizeof(err));
+	if (rc) {
+		state_message(t, true, "annotate %s: %s", name, err);
+		return REACT_REDRAW;
+	}
+	if (t->screen != SCREEN_ANNOTATE) {
+		long h = annotation_hottest(an, model_event(t->m) < an->nev ? model_event(t->m) : 0);
+
+		t->ann_from = t->screen;
+		t->ann_sel = h > 0 ? (size_t)h : 0;
+		t->ann_top = 0;
+	} else if (t->ann_sel >= an->n) {
+		t->ann_sel = an->n ? an->n - 1 : 0;
+	}
+	annotation_free(t->ann);
+	t->ann = an;
+	t->screen = SCREEN_ANNOTATE;
+	return REACT_REDRAW;
+}
+
+static unsigned ann_move(struct tui *t, long delta, int whole)
+{
+	long n = t->ann ? (long)t->ann->n : 0, sel = (long)t->ann_sel;
+
+	if (!n)
+		return REACT_NONE;
+	sel = whole < 0 ? 0 : whole > 0 ? n - 1 : sel + delta;
+	if (sel < 0)
+		sel = 0;
+	if (sel >= n)
+		sel = n - 1;
+	t->ann_sel = (size_t)sel;
+	return REACT_REDRAW;
+}
+
+static unsigned on_ann_up(struct tui *t, int key) { (void)key; return ann_move(t, -1, 0); }
+static unsigned on_ann_down(struct tui *t, int key) { (void)key; return ann_move(t, 1, 0); }
+static unsigned on_ann_pgup(struct tui *t, int key) { (void)key; return ann_move(t, -page(), 0); }
+static unsigned on_ann_pgdn(struct tui *t, int key) { (void)key; return ann_move(t, page(), 0); }
+static unsigned on_ann_home(struct tui *t, int key) { (void)key; return ann_move(t, 0, -1); }
+static unsigned on_ann_end(struct tui *t, int key) { (void)key; return ann_move(t, 0, 1); }
+
+static unsigned on_ann_hottest(struct tui *t, int key)
+{
+	long h;
+
+	(void)key;
+	if (!t->ann)
+		return REACT_NONE;
+	h = annotation_hottest(t->ann, model_event(t->m) < t->ann->nev ? model_event(t->m) : 0);
+	if (h < 0) {
+		state_message(t, false, "no samples in this function");
+		return REACT_REDRAW;
+	}
+	t->ann_sel = (size_t)h;
+	return REACT_REDRAW;
+}
+
 #define LISTS (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS)
 #define DATA (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS)
 
@@ -382,6 +479,19 @@ static const struct key_binding table[] = {
 	{ KEY_ESC, SCREEN_ANY, on_back, "Esc  Left", "back (on the table: clear the filter)" },
 	{ KEY_LEFT, SCREEN_ANY, on_back, NULL, NULL },
 	{ KEY_BACKSPACE, SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP, on_back, NULL, NULL },
+	{ 'a', SCREEN_TOP | SCREEN_CALLERS | SCREEN_ANNOTATE, on_annotate, "a",
+	  "annotate: the function's instructions with each event's share (a again: refresh)" },
+	{ 'H', SCREEN_ANNOTATE, on_ann_hottest, "H", "annotate: go to the hottest instruction" },
+	{ KEY_UP, SCREEN_ANNOTATE, on_ann_up, NULL, NULL },
+	{ 'k', SCREEN_ANNOTATE, on_ann_up, NULL, NULL },
+	{ KEY_DOWN, SCREEN_ANNOTATE, on_ann_down, NULL, NULL },
+	{ 'j', SCREEN_ANNOTATE, on_ann_down, NULL, NULL },
+	{ KEY_PPAGE, SCREEN_ANNOTATE, on_ann_pgup, NULL, NULL },
+	{ KEY_NPAGE, SCREEN_ANNOTATE, on_ann_pgdn, NULL, NULL },
+	{ KEY_HOME, SCREEN_ANNOTATE, on_ann_home, NULL, NULL },
+	{ 'g', SCREEN_ANNOTATE, on_ann_home, NULL, NULL },
+	{ KEY_END, SCREEN_ANNOTATE, on_ann_end, NULL, NULL },
+	{ 'G', SCREEN_ANNOTATE, on_ann_end, NULL, NULL },
 	{ '/', SCREEN_TOP | SCREEN_CALLERS, on_filter, "/", "filter functions by substring" },
 	{ 't', DATA, on_threads, "t", "restrict to one thread (list with samples)" },
 	{ 'z', DATA, on_reset, "z", "reset the counts" },

@@ -57,6 +57,11 @@ struct tui {
 	bool have_edges;
 	size_t edge_sel, edge_top;
 
+	/* Annotate: a function's instructions (a snapshot), from a screen. */
+	struct annotation *ann;
+	enum tui_screen ann_from;
+	size_t ann_sel, ann_top;
+
 	/* Threads list. */
 	struct model_thread *threads;
 	size_t nthreads;

@@ -30,6 +30,7 @@
 #include <curses.h>
 
 #include "crt.h"
+#include "pmutop/profile/annotate.h"
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/profile/pprof.h"
@@ -110,6 +111,9 @@ static void fill_context(struct tui *t, struct view_ctx *v, char *subject, size_
 		t->thread_sel = t->nthreads;
 	v->thread_sel = t->thread_sel;
 	v->thread_top = &t->thread_top;
+	v->ann = t->ann;
+	v->ann_sel = t->ann_sel;
+	v->ann_top = &t->ann_top;
 	v->keys = t->help;
 	v->nkeys = t->nhelp;
 }
@@ -133,6 +137,9 @@ static void draw(struct tui *t)
 		break;
 	case SCREEN_HELP:
 		help_view_draw(&v);
+		break;
+	case SCREEN_ANNOTATE:
+		annotate_view_draw(&v);
 		break;
 	}
 	if (t->editing)
@@ -353,6 +360,7 @@ out:
 	model_edges_free(&t.edges);
 	free(t.threads);
 	free(t.help);
+	annotation_free(t.ann);
 	model_free(t.m);
 	session_free(t.s);
 	aggregate_free(t.loaded);

@@ -23,14 +23,16 @@
 
 struct aggregate;
 struct agg_info;
+struct annotation;
 
 enum tui_screen {
 	SCREEN_TOP = 1 << 0,
 	SCREEN_CALLERS = 1 << 1,
 	SCREEN_THREADS = 1 << 2,
 	SCREEN_HELP = 1 << 3,
+	SCREEN_ANNOTATE = 1 << 4,
 };
-#define SCREEN_ANY (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP)
+#define SCREEN_ANY (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP | SCREEN_ANNOTATE)
 
 /* A line of the help screen: a key (or keys) and what it does. */
 struct view_key_help {
@@ -80,6 +82,11 @@ struct view_ctx {
 	size_t thread_sel;
 	size_t *thread_top;
 
+	/* The annotate screen: the listing, the selected instruction. */
+	struct annotation *ann;
+	size_t ann_sel;
+	size_t *ann_top;
+
 	/* The help screen. */
 	const struct view_key_help *keys;
 	size_t nkeys;
@@ -101,5 +108,6 @@ void top_view_draw(const struct view_ctx *v);
 void callers_view_draw(const struct view_ctx *v);
 void threads_view_draw(const struct view_ctx *v);
 void help_view_draw(const struct view_ctx *v);
+void annotate_view_draw(const struct view_ctx *v);
 
 #endif

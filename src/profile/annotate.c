@@ -610,12 +610,13 @@ static void describe_events(struct annotation *an, const struct aggregate *a)
 
 	an->nev = info->nevents > 1 ? info->nevents : 1;
 	for (size_t e = 0; e < an->nev; e++) {
-		an->ev_name[e] = info->nevents > 1 ? info->events[e].name : info->event;
-		an->ev_unit[e] = info->nevents > 1 ? info->events[e].unit : info->event_unit;
-		if (!an->ev_name[e])
-			an->ev_name[e] = "samples";
-		if (!an->ev_unit[e])
-			an->ev_unit[e] = "count";
+		const char *name = info->nevents > 1 ? info->events[e].name : info->event;
+		const char *unit = info->nevents > 1 ? info->events[e].unit : info->event_unit;
+
+		snprintf(an->ev_text[e][0], sizeof(an->ev_text[e][0]), "%s", name ? name : "samples");
+		snprintf(an->ev_text[e][1], sizeof(an->ev_text[e][1]), "%s", unit ? unit : "count");
+		an->ev_name[e] = an->ev_text[e][0];
+		an->ev_unit[e] = an->ev_text[e][1];
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t e = 0; e < an->nev; e++)

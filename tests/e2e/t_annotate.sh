@@ -11,12 +11,13 @@
 #   - a stripped copy (no .symtab, no DWARF): the function's extent comes
 #     from its .eh_frame FDE, the loops' shares are the same;
 #   - at the end of a recording (--annotate without --load);
+#   - JIT code (perf map names, no file): the sampled addresses and a note;
 #   - bad input: a function not in the profile, a binary rebuilt since the
 #     profile (build-id mismatch), a binary that is gone, a FIFO in its
 #     place: each a clear error and a non-zero exit, never a listing.
 source "$(dirname "$0")/lib.sh"
 e2e_init
-need_wl two_loops
+need_wl two_loops jit
 command -v objdump >/dev/null || skip "objdump not installed (binutils)"
 
 DUR=$(quick_or 3 2)
@@ -118,6 +119,19 @@ grep -q 'no debug info' anns.out || fail "no note that the stripped binary has n
 run_pmutop live -e task-clock --period 200000 --duration 1 --annotate two_loops -q -- ./two_loops 6
 (( RC == 0 )) || { show live.err; fail "--annotate at the end of a recording failed ($RC)"; }
 grep -q 'LOOP_A' live.out || { show live.out; fail "no listing after the recording"; }
+
+# JIT code (named from the target's perf map): addresses only, with a note.
+if [[ $(uname -m) == x86_64 ]]; then
+	start_bg "$W/jit" 6
+	wait_started "$BG_PID"
+	run_pmutop jrec -e task-clock --duration 2 --dump jit.pb.gz -p "$BG_PID"
+	(( RC == 0 )) || { show jrec.err; fail "recording the jit workload failed"; }
+	run_pmutop jann --load jit.pb.gz --annotate jit_hot_first -q
+	show jann.out 8
+	(( RC == 0 )) || { show jann.err; fail "--annotate of JIT code failed ($RC)"; }
+	grep -q 'no bytes to disassemble' jann.out || fail "no note that JIT code has no bytes to list"
+	grep -qE '^ +[0-9.]+% +[0-9a-f]{8,}:$' jann.out || fail "no sampled JIT addresses listed"
+fi
 
 # Bad input: each a clear error, exit 1, no listing.
 expect_error() {

@@ -70,7 +70,8 @@ struct annotation {
 	char *build_id;             /* hex, "" when unknown */
 	uint64_t start, size;       /* ELF vaddr extent of the listed code */
 	size_t nev;                 /* events (at least 1) */
-	const char *ev_name[PMUTOP_MAX_EVENTS], *ev_unit[PMUTOP_MAX_EVENTS];
+	const char *ev_name[PMUTOP_MAX_EVENTS], *ev_unit[PMUTOP_MAX_EVENTS]; /* into ev_text */
+	char ev_text[PMUTOP_MAX_EVENTS][2][64]; /* the annotation outlives its aggregate */
 	uint64_t total[PMUTOP_MAX_EVENTS]; /* per event, samples in this code */
 	uint64_t samples;
 	uint64_t profile_total[PMUTOP_MAX_EVENTS]; /* per event, the whole profile */
