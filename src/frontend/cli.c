@@ -197,6 +197,7 @@ static int h_stack_size(struct cli_ctx *c, const struct cli_option *opt, const c
 	if (h_unsigned(c, opt, arg))
 		return -EINVAL;
 	c->o->stack_size &= ~7u; /* the kernel takes a multiple of 8 (at most 65528) */
+	c->o->stack_size_given = true;
 	return 0;
 }
 

@@ -79,6 +79,7 @@ struct session {
 	char why[128];
 	/* Notes for the user (event fallback, lowered precision): shown by the front end. */
 	char notes[512];
+	unsigned stack_size;             /* bytes of stack per sample (--stack-size, or fitted) */
 	/* Live view resets: counters of the windows before the last one, and when it began. */
 	struct session_counts before;
 	uint64_t window_mono, stop_mono;
@@ -346,6 +347,53 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 	return 0;
 }
 
+/*
+ * A ring buffer must hold two stack-copy samples: a sample larger than the
+ * buffer is dropped with no LOST record (the kernel writes that only in
+ * front of a record that fits), so the loss would be invisible. With
+ * --mmap-pages too small: lower the stack copy when --stack-size was not
+ * given (and say so), else refuse, naming both ways out. Automatic buffer
+ * sizes are the sampler's to fit (it never shrinks below two samples).
+ */
+static int fit_ring_buffer(struct session *s, char *err, size_t errlen)
+{
+	const struct pmutop_opts *o = s->o;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), bytes, need;
+	unsigned fit, pages;
+
+	s->stack_size = o->stack_size;
+	if (o->unwind != UNWIND_ENGINE_SNAPSHOT || !o->mmap_pages)
+		return 0;
+	bytes = (uint64_t)o->mmap_pages * page;
+	need = 2 * sampler_sample_size(o->stack_size);
+	if (bytes >= need)
+		return 0;
+	fit = bytes / 2 > sampler_sample_size(0) ?
+	      (unsigned)(bytes / 2 - sampler_sample_size(0)) & ~7u : 0;
+	if (!o->stack_size_given && fit >= 64) {
+		s->stack_size = fit;
+		add_note(s, "--mmap-pages %u: a %llu-byte ring buffer cannot hold two samples with "
+			 "the default %u-byte stack copy: copying %u bytes of stack per sample (deeper "
+			 "stacks are cut; raise --mmap-pages to keep %u)", o->mmap_pages,
+			 (unsigned long long)bytes, o->stack_size, fit, o->stack_size);
+		return 0;
+	}
+	for (pages = 1; (uint64_t)pages * page < need; pages *= 2)
+		;
+	if (fit >= 64)
+		snprintf(err, errlen, "--mmap-pages %u (%llu bytes per CPU) cannot hold two samples "
+			 "of --stack-size %u (%zu bytes each): the kernel would drop them without "
+			 "counting; use --mmap-pages %u or more, or --stack-size %u or less",
+			 o->mmap_pages, (unsigned long long)bytes, o->stack_size,
+			 sampler_sample_size(o->stack_size), pages, fit);
+	else
+		snprintf(err, errlen, "--mmap-pages %u (%llu bytes per CPU) cannot hold two samples "
+			 "of --stack-size %u (%zu bytes each): use --mmap-pages %u or more",
+			 o->mmap_pages, (unsigned long long)bytes, o->stack_size,
+			 sampler_sample_size(o->stack_size), pages);
+	return -EINVAL;
+}
+
 /* Reap the launched command, ending it first when asked. Returns its wait status. */
 static int end_child(pid_t pid, bool terminate)
 {
@@ -472,7 +520,7 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 	memcpy(cfg->events, s->events, sizeof(cfg->events));
 	memcpy(cfg->periods, s->periods, sizeof(cfg->periods));
 	cfg->kernel = o->kernel;
-	cfg->stack_size = o->stack_size;
+	cfg->stack_size = s->stack_size;
 	cfg->mmap_pages = o->mmap_pages;
 	cfg->enable_on_exec = s->launched;
 	if (o->unwind == UNWIND_ENGINE_PTRACE) {
@@ -496,24 +544,12 @@ static int start_ptrace_engine(struct session *s, char *err, size_t errlen)
 	return s->pte ? 0 : -1;
 }
 
-/* Open the counters; warn when a ring buffer cannot hold a couple of samples. */
+/* Open the counters (fit_ring_buffer() made sure two samples fit a buffer). */
 static int open_sampler(struct session *s, const struct sampler_config *cfg, char *err,
 			size_t errlen)
 {
-	struct sampler_stats ss;
-	uint64_t bytes;
-
 	s->sampler = sampler_new(cfg, err, errlen);
-	if (!s->sampler)
-		return -1;
-	sampler_get_stats(s->sampler, &ss);
-	bytes = (uint64_t)ss.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
-	if (cfg->stack_mode == SAMPLER_STACK_COPY && bytes < 2 * ((uint64_t)s->o->stack_size + 1024))
-		fprintf(stderr, "pmutop: WARNING: %llu-byte ring buffers hold fewer than two "
-			"samples with a %u-byte stack copy: expect most samples lost "
-			"(raise --mmap-pages or lower --stack-size)\n",
-			(unsigned long long)bytes, s->o->stack_size);
-	return 0;
+	return s->sampler ? 0 : -1;
 }
 
 /* What the profile says about its events and when it started. */
@@ -600,7 +636,8 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	s->ep = s->sigfd = s->pidfd = -1;
 	s->exit_status = -1;
 	raise_fd_limit();
-	if (resolve_events(s, o, s->events, &s->nevents, err, errlen))
+	if (resolve_events(s, o, s->events, &s->nevents, err, errlen) ||
+	    fit_ring_buffer(s, err, errlen))
 		goto fail;
 	s->event = s->events[0];
 	if (start_target(s, &go_fd, &status_fd, err, errlen) ||

@@ -179,15 +179,26 @@ static void tid_remove(struct sampler *s, struct tid_entry *e)
 
 /* ---- buffers ---- */
 
+size_t sampler_sample_size(unsigned stack_size)
+{
+	/* header, identifier, ip, tid, time, cpu, period; abi + registers; size + stack + dyn_size */
+	return 8 * 7 + 8 + 8 * PMUTOP_NREGS + 8 + (size_t)stack_size + 8;
+}
+
 static int open_buffers(struct sampler *s, char *err, size_t errlen)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned pages = s->cfg.mmap_pages ? s->cfg.mmap_pages : (geteuid() == 0 ? 512 : 128);
+	unsigned min_pages = 8;
 	struct perf_event_attr dummy;
 
 	if (ncpu < 1)
 		ncpu = 1;
+	/* Shrinking to fit the locked-memory budget stops where two samples no longer fit. */
+	if (s->cfg.stack_mode == SAMPLER_STACK_COPY)
+		while ((uint64_t)min_pages * (uint64_t)page < 2 * sampler_sample_size(s->cfg.stack_size))
+			min_pages *= 2;
 	s->bufs = calloc((size_t)ncpu, sizeof(*s->bufs));
 	if (!s->bufs)
 		return -ENOMEM;
@@ -218,7 +229,8 @@ static int open_buffers(struct sampler *s, char *err, size_t errlen)
 			if (p != MAP_FAILED)
 				break;
 			/* Over the locked-memory budget: smaller buffers, down to 8 pages. */
-			if ((errno == EPERM || errno == ENOMEM) && pages > 8 && !s->cfg.mmap_pages) {
+			if ((errno == EPERM || errno == ENOMEM) && pages > min_pages &&
+			    !s->cfg.mmap_pages) {
 				pages /= 2;
 				continue;
 			}

@@ -3,13 +3,18 @@
 #
 # `--mmap-pages 1 --period 10000` (task-clock: 100,000 samples/s per
 # thread) on ten busy threads fills the one-page buffers far faster than
-# pmutop drains them. Two runs:
-#   small - --stack-size 512: some samples fit, most are dropped;
-#   big   - the default 16 KiB stack copy: a sample record is larger than
-#           the whole buffer, so every sample is dropped.
-# Each: no crash, exit 0, the summary reports "lost N" with N > 0 and the
-# WARNING, and the profile (written even with 0 samples) is readable by go
-# tool pprof with the same lost count in its comments.
+# pmutop drains them. Three runs:
+#   small  - --stack-size 512: some samples fit, most are dropped;
+#   big    - the default 16 KiB stack copy would make a sample record larger
+#            than the whole buffer, and the kernel drops such records without
+#            a LOST record (it writes one only in front of a record that
+#            fits): pmutop lowers the stack copy to fit two samples and says
+#            so, so samples arrive and the losses are counted;
+#   refuse - --stack-size 16384 given too: pmutop refuses before starting
+#            the command, naming the --mmap-pages and --stack-size that fit.
+# small and big: no crash, exit 0, the summary reports "lost N" with N > 0
+# and the WARNING, and the profile is readable by go tool pprof with the
+# same lost count in its comments.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
 e2e_init
@@ -46,7 +51,19 @@ run_pmutop small -e task-clock --mmap-pages 1 --period 10000 --stack-size 512 \
 check small 1
 run_pmutop big -e task-clock --mmap-pages 1 --period 10000 \
 	--duration "$DUR" --dump big.pb.gz -- "$W/threads" 30
-check big 0
+check big 1
+grep -qE "copying [0-9]+ bytes of stack per sample" big.err ||
+	problem "big: no note that the stack copy was lowered to fit the buffer"
+
+marker=$T/refuse-ran
+run_pmutop refuse -e task-clock --mmap-pages 1 --stack-size 16384 --period 10000 \
+	--duration "$DUR" --dump refuse.pb.gz -- sh -c "touch $marker; exec $W/threads 30"
+show refuse.err 3
+(( RC != 0 )) || problem "refuse: exit status 0 with samples that can never fit"
+grep -qE -- "--mmap-pages 1 .*cannot hold two samples.*use --mmap-pages [0-9]+ or more, or --stack-size [0-9]+ or less" refuse.err ||
+	problem "refuse: the error does not say which --mmap-pages or --stack-size would fit"
+[[ -e $marker ]] && problem "refuse: the command was started anyway"
+[[ -e refuse.pb.gz ]] && problem "refuse: a profile was written"
 
 (( ERRS == 0 )) || fail "$ERRS problem(s) with an overflowing ring buffer"
 pass "ring-buffer overflow: lost samples counted in the summary and the profile"

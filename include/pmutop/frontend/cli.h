@@ -46,6 +46,7 @@ struct pmutop_opts {
 	double duration;         /* --duration seconds; 0 = until exit/signal */
 	const char *dump;        /* --dump FILE; NULL = print the table */
 	unsigned stack_size;     /* --stack-size bytes copied per sample */
+	bool stack_size_given;   /* --stack-size was given (else pmutop may lower it to fit) */
 	unsigned max_depth;      /* --max-depth frames */
 	unsigned mmap_pages;     /* --mmap-pages per CPU buffer; 0 = auto */
 	unsigned top_rows;       /* --rows in the text table; 0 = all */

@@ -62,6 +62,14 @@ struct sampler_stats {
 struct sampler;
 
 /*
+ * Bytes of one stack-copy sample record (SAMPLER_STACK_COPY): header, ids,
+ * registers and stack_size bytes of stack. A ring buffer must hold two of
+ * them: a record that can never fit is dropped without a trace, since the
+ * kernel writes its LOST record only in front of a record that fits.
+ */
+size_t sampler_sample_size(unsigned stack_size);
+
+/*
  * Open counters on every thread of cfg->pid. On failure returns NULL with
  * an actionable message in err (which tid, which knob).
  */
