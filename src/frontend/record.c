@@ -45,6 +45,12 @@ static void print_summary(const struct session *s, FILE *out)
 			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen, st.ncpus,
 			(unsigned long long)st.lost, (unsigned long long)st.throttled);
 	}
+	if (st.total.compacted || st.total.threads_folded || info->leaf_dropped)
+		fprintf(out, "pmutop: memory cap: compacted %llu stacks (merged into their leaf "
+			"under [compacted]), folded %llu exited threads into their names, dropped "
+			"the address detail of %llu leaf samples\n",
+			(unsigned long long)st.total.compacted, (unsigned long long)st.total.threads_folded,
+			(unsigned long long)info->leaf_dropped);
 	if (st.lost)
 		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
 			"try a larger --mmap-pages or a longer --period\n",

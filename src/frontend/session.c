@@ -43,6 +43,8 @@
 
 #define RESCAN_INTERVAL_NS (50 * 1000000ULL)
 #define MAPS_RELOAD_MIN_NS (100 * 1000000ULL)
+/* Lines looked up, exited threads folded, caps applied (aggregate_maintain). */
+#define MAINTAIN_INTERVAL_NS (1000 * 1000000ULL)
 
 enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
 
@@ -70,7 +72,7 @@ struct session {
 	int ep, sigfd, pidfd;
 	sigset_t old_mask;
 	bool mask_set;
-	uint64_t start_mono, deadline, next_rescan, last_maps_reload;
+	uint64_t start_mono, deadline, next_rescan, last_maps_reload, next_maintain;
 	double start_cpu;
 	enum session_state state;
 	int signal;
@@ -236,8 +238,10 @@ static int on_record(void *arg, const struct perf_rec *r)
 			ptrace_engine_thread_new(s->pte, (pid_t)r->task.tid);
 		break;
 	case PREC_EXIT:
-		if (r->task.pid == (uint32_t)s->pid)
+		if (r->task.pid == (uint32_t)s->pid) {
 			sampler_thread_exited(s->sampler, (pid_t)r->task.tid);
+			aggregate_thread_exited(s->agg, r->task.tid);
+		}
 		break;
 	case PREC_LOST:
 	case PREC_LOST_SAMPLES:
@@ -616,6 +620,7 @@ static int release_command(struct session *s, int *go_fd, int *status_fd, char *
 static void start_clocks(struct session *s)
 {
 	s->start_mono = s->window_mono = now_ns(CLOCK_MONOTONIC);
+	s->next_maintain = s->start_mono + MAINTAIN_INTERVAL_NS;
 	s->start_cpu = cpu_seconds();
 	if (s->o->duration > 0)
 		s->deadline = s->start_mono + (uint64_t)(s->o->duration * 1e9);
@@ -704,6 +709,31 @@ static bool target_exited_nopidfd(struct session *s)
 	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
+/* The run's totals since start into the aggregate (every profile carries them). */
+static void sync_run_counts(struct session *s)
+{
+	struct agg_info *info = aggregate_info(s->agg);
+
+	info->run_samples = s->before.samples + info->samples;
+	info->run_lost = s->before.lost + info->lost;
+	info->run_throttled = s->before.throttled + info->throttled;
+	info->run_compacted = s->before.compacted + info->compacted;
+	info->window = s->resets;
+}
+
+/*
+ * About once a second: pending lines, thread folding and the caps
+ * (aggregate_maintain), then the mapping history's cap - in that order,
+ * since pending locations point into the history. Out of memory leaves
+ * both as they were; the next round tries again.
+ */
+static void maintain(struct session *s, bool force)
+{
+	if (aggregate_maintain(s->agg, force) == 0)
+		maps_prune(s->maps);
+	sync_run_counts(s);
+}
+
 enum session_state session_poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event evs[4];
@@ -746,6 +776,12 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 	t = now_ns(CLOCK_MONOTONIC);
 	if (s->deadline && t >= s->deadline)
 		set_state(s, SESSION_DURATION, "duration elapsed");
+	if (s->state == SESSION_RUNNING && t >= s->next_maintain) {
+		maintain(s, false);
+		/* Lines still pending: another slice soon, after a drain. */
+		s->next_maintain = t + (aggregate_pending_lines(s->agg) ? MAINTAIN_INTERVAL_NS / 20
+					: MAINTAIN_INTERVAL_NS);
+	}
 	if (s->state == SESSION_RUNNING && t >= s->next_rescan) {
 		int r = sampler_rescan(s->sampler);
 		if (s->pidfd < 0 && (r == -ESRCH || target_exited_nopidfd(s)))
@@ -815,6 +851,8 @@ void session_stop(struct session *s)
 	if (aggregate_resolve_lines(s->agg, signal_waiting, s) == -EINTR)
 		fprintf(stderr, "pmutop: interrupted while reading debug info: %zu locations "
 			"written without file:line\n", aggregate_pending_lines(s->agg));
+	/* Fold and merge what can be (nothing when lines are still pending). */
+	maintain(s, true);
 }
 
 /*
@@ -829,14 +867,19 @@ int session_reset(struct session *s)
 	const struct agg_info *old;
 	const struct agg_thread *th;
 	struct agg_info *info;
+	struct agg_limits lim;
 	size_t nth;
 
 	if (!fresh)
 		return -ENOMEM;
 	old = aggregate_info_const(s->agg);
+	aggregate_get_limits(s->agg, &lim);
+	aggregate_set_limits(fresh, &lim);
 	s->before.samples += old->samples;
 	s->before.lost += old->lost;
 	s->before.throttled += old->throttled;
+	s->before.compacted += old->compacted;
+	s->before.threads_folded += old->threads_folded;
 	for (size_t k = 0; k < UNWIND_NOUTCOMES; k++)
 		s->before.outcomes[k] += old->outcomes[k];
 	info = aggregate_info(fresh);
@@ -844,15 +887,18 @@ int session_reset(struct session *s)
 	info->start_ns = now_ns(CLOCK_REALTIME);
 	info->duration_ns = 0;
 	info->samples = info->lost = info->throttled = info->foreign = 0;
+	info->compacted = info->threads_folded = info->leaf_dropped = info->compactions = 0;
 	memset(info->outcomes, 0, sizeof(info->outcomes));
 	th = aggregate_threads(s->agg, &nth);
+	/* Live threads keep their names; exited and folded ones are gone. */
 	for (size_t i = 0; i < nth; i++)
-		if (th[i].name[0])
+		if (th[i].name[0] && !th[i].exited && !th[i].folded)
 			aggregate_set_thread_name(fresh, th[i].tid, th[i].name);
 	aggregate_free(s->agg);
 	s->agg = fresh;
 	s->window_mono = now_ns(CLOCK_MONOTONIC);
 	s->resets++;
+	sync_run_counts(s);
 	return 0;
 }
 
@@ -885,6 +931,10 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->total.samples += info->samples;
 	st->total.lost += info->lost;
 	st->total.throttled += info->throttled;
+	st->total.compacted += info->compacted;
+	st->total.threads_folded += info->threads_folded;
+	st->window.compacted = info->compacted;
+	st->window.threads_folded = info->threads_folded;
 	for (size_t k = 0; k < UNWIND_NOUTCOMES; k++)
 		st->total.outcomes[k] += info->outcomes[k];
 	st->samples = st->total.samples;

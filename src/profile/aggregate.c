@@ -17,11 +17,23 @@
  * re-hashes keys.
  *
  * Memory grows with what is distinct, never with the sample count: per
- * distinct stack 32 bytes of record, 4 bytes per frame and ~12 bytes of
- * index; strings (function names, paths, build-ids) are stored once in an
- * arena. Stack frames and strings live in arena chunks that never move, so
- * the pointers the read-only views hand out stay valid; the entry arrays
- * themselves may move on the next aggregate_add().
+ * distinct stack a record, 4 bytes per frame and ~12 bytes of index;
+ * strings (function names, paths, build-ids) are stored once in an arena.
+ * Stack frames and strings live in arena chunks that never move, so the
+ * pointers the read-only views hand out stay valid until the next
+ * aggregate_maintain(); the entry arrays may move on the next add.
+ *
+ * And what is distinct follows the program, not the run (issue 23): an
+ * address maps to its location through the address table, and a location
+ * is one source position (mapping file, function, lines), so the thousands
+ * of addresses of a hot interpreter loop make one location when it has no
+ * debug info, and a library reloaded at a new address reuses the old
+ * locations. Addresses with debug info get a location of their own until
+ * their lines are known (aggregate_resolve_lines), then point to the
+ * location with the same lines. aggregate_maintain() rebuilds everything
+ * by copying what is alive into a fresh aggregate (a copying collector):
+ * merged locations and exited threads fold, and the caps apply - simpler
+ * and as fast as editing hash tables in place, and it returns the memory.
  */
 #include "pmutop/profile/aggregate.h"
 
@@ -30,6 +42,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/demangle.h"
@@ -218,6 +231,7 @@ static void arena_free(struct arena *ar)
 
 struct pending_loc {
 	uint32_t loc_id;
+	uint32_t aidx;            /* its entry in the address table */
 	bool unnamed;             /* no symbol: only DWARF can name it */
 	const struct mapping *map;
 	uint64_t addr;
@@ -236,6 +250,8 @@ struct aggregate {
 	VEC(struct agg_stack) stacks;
 	VEC(struct agg_thread) threads;
 	VEC(const char *) strs;        /* interned strings */
+	VEC(struct agg_address) addrs; /* address table and leaf histogram */
+	VEC(uint32_t) loc_canon;       /* per location: 0, or the id it merged into */
 	/*
 	 * Locations whose debug info is still to be looked up: the mapping they
 	 * were seen in (maps keep every mapping until the session ends).
@@ -243,6 +259,11 @@ struct aggregate {
 	VEC(struct pending_loc) pending;
 
 	struct index map_ix, func_ix, loc_ix, stack_ix, thread_ix, str_ix;
+	/* loc_ix: locations by source position (canonical ones only). */
+	struct index addr_ix;          /* addrs by (mapping id, address) */
+	struct agg_limits lim;
+	size_t exited, merged;         /* exited threads, merged locations to fold */
+	uint32_t compact_loc;          /* the "[compacted]" location, 0 until needed */
 	struct arena arena;
 
 	uint32_t *scratch;             /* location ids of the sample being added */
@@ -400,17 +421,113 @@ static int function_intern(struct aggregate *a, const char *name, const char *fi
 
 /* ---- locations ---- */
 
+/* An address: (mapping id, runtime address). */
 struct loc_key {
 	uint32_t mapping_id;
 	uint64_t address;
 };
 
-static bool loc_eq(const struct aggregate *a, uint32_t e, const void *key)
+static bool addr_eq(const struct aggregate *a, uint32_t e, const void *key)
 {
 	const struct loc_key *k = key;
 
-	return a->locs.v[e].address == k->address &&
-	       a->locs.v[e].mapping_id == k->mapping_id;
+	return a->addrs.v[e].address == k->address &&
+	       a->addrs.v[e].mapping_id == k->mapping_id;
+}
+
+static inline uint32_t addr_hash(const struct loc_key *k)
+{
+	return hash_final(hash_round(hash_round(0x6c6f63, k->mapping_id), k->address));
+}
+
+/*
+ * A source position: the mapping's file (interned; NULL without a
+ * mapping), the function and the inline chain. Two addresses with equal
+ * positions share one location.
+ */
+struct pos_key {
+	const char *file;
+	uint32_t function_id, nlines;
+	const struct agg_line *lines;
+};
+
+static const char *loc_file(const struct aggregate *a, const struct agg_location *l)
+{
+	return l->mapping_id ? a->maps.v[l->mapping_id - 1].file : NULL;
+}
+
+static bool pos_eq(const struct aggregate *a, uint32_t e, const void *key)
+{
+	const struct pos_key *k = key;
+	const struct agg_location *l = &a->locs.v[e];
+
+	if (l->function_id != k->function_id || l->nlines != k->nlines ||
+	    loc_file(a, l) != k->file)
+		return false;
+	for (uint32_t i = 0; i < k->nlines; i++)
+		if (l->lines[i].function_id != k->lines[i].function_id ||
+		    l->lines[i].line != k->lines[i].line)
+			return false;
+	return true;
+}
+
+static uint32_t pos_hash(const struct pos_key *k)
+{
+	uint64_t h = hash_round(hash_round(0x706f73, (uintptr_t)k->file),
+				((uint64_t)k->nlines << 32) | k->function_id);
+
+	for (uint32_t i = 0; i < k->nlines; i++)
+		h = hash_round(h, ((uint64_t)k->lines[i].function_id << 32) ^
+				  (uint64_t)k->lines[i].line);
+	return hash_final(h);
+}
+
+static struct pos_key loc_pos(const struct aggregate *a, const struct agg_location *l)
+{
+	return (struct pos_key){ loc_file(a, l), l->function_id, l->nlines, l->lines };
+}
+
+/*
+ * The location with l's source position, or (none yet) make l the one:
+ * returns the canonical id.
+ */
+static int pos_canonical(struct aggregate *a, uint32_t id, uint32_t *canon)
+{
+	struct pos_key k = loc_pos(a, &a->locs.v[id - 1]);
+	uint32_t h = pos_hash(&k);
+	struct slot *sl = index_probe(&a->loc_ix, h, pos_eq, a, &k);
+	bool grown;
+
+	if (sl->ref) {
+		*canon = sl->ref;
+		return 0;
+	}
+	if (index_reserve(&a->loc_ix, &grown))
+		return -ENOMEM;
+	index_insert(&a->loc_ix, sl, grown, h, id - 1);
+	*canon = id;
+	return 0;
+}
+
+/* Append a location; 0 or -ENOMEM. */
+static int location_push(struct aggregate *a, uint32_t mapping_id, uint64_t address,
+			 uint32_t function_id, uint32_t *id)
+{
+	struct agg_location *l;
+
+	if (VEC_RESERVE(a->locs) || VEC_RESERVE(a->loc_canon))
+		return -ENOMEM;
+	l = &a->locs.v[a->locs.n];
+	l->id = (uint32_t)a->locs.n + 1;
+	l->mapping_id = mapping_id;
+	l->address = address;
+	l->function_id = function_id;
+	l->nlines = 0;
+	l->lines = NULL;
+	a->loc_canon.v[a->loc_canon.n++] = 0;
+	a->locs.n++;
+	*id = l->id;
+	return 0;
 }
 
 /* First sight of an address: name its function and record the location. */
@@ -496,16 +613,20 @@ static int lines_intern(struct aggregate *a, const struct mapping *m, uint64_t a
 	return 0;
 }
 
-static int location_new(struct aggregate *a, const struct frame *f,
-			const struct loc_key *k, uint32_t h, struct slot *sl,
-			uint32_t *id)
+/*
+ * First sight of an address: name its function, find (or make) its
+ * location, and record the address. Returns the address entry's index.
+ */
+static int address_new(struct aggregate *a, const struct frame *f,
+		       const struct loc_key *k, uint32_t h, struct slot *sl,
+		       uint32_t *idx)
 {
 	bool pending = m_has_debuginfo(f->map);
 	const struct mapping *m = f->map;
 	char buf[256];
 	const char *name = f->func, *file = "";
-	struct agg_location *l;
-	uint32_t fid;
+	struct agg_address *ad;
+	uint32_t fid, id, canon;
 	bool grown;
 	int err;
 
@@ -522,9 +643,26 @@ static int location_new(struct aggregate *a, const struct frame *f,
 	err = function_intern_sym(a, name, file, 0, &fid);
 	if (err)
 		return err;
-	if (index_reserve(&a->loc_ix, &grown) || VEC_RESERVE(a->locs) ||
+	if (index_reserve(&a->addr_ix, &grown) || VEC_RESERVE(a->addrs) ||
 	    (pending && VEC_RESERVE(a->pending)))
 		return -ENOMEM;
+	err = location_push(a, k->mapping_id, k->address, fid, &id);
+	if (err)
+		return err;
+	canon = id;
+	if (!pending) {
+		/* No lines to wait for: its position is known now. */
+		err = pos_canonical(a, id, &canon);
+		if (err) {
+			a->locs.n--;
+			a->loc_canon.n--;
+			return err;
+		}
+		if (canon != id) {
+			a->locs.n--; /* an address of a known location */
+			a->loc_canon.n--;
+		}
+	}
 	if (!f->func && !pending && k->mapping_id)
 		a->maps.v[k->mapping_id - 1].has_functions = false;
 	if (!pending && k->mapping_id) {
@@ -532,24 +670,23 @@ static int location_new(struct aggregate *a, const struct frame *f,
 
 		am->has_filenames = am->has_line_numbers = am->has_inline_frames = false;
 	}
-	l = &a->locs.v[a->locs.n];
-	l->id = (uint32_t)a->locs.n + 1;
-	l->mapping_id = k->mapping_id;
-	l->address = k->address;
-	l->function_id = fid;
-	l->nlines = 0;
-	l->lines = NULL;
 	/* DWARF later (aggregate_resolve_lines): it can take long on first use. */
 	if (pending)
-		a->pending.v[a->pending.n++] = (struct pending_loc){ l->id, !f->func, f->map, f->addr };
-	index_insert(&a->loc_ix, sl, grown, h, (uint32_t)a->locs.n);
-	a->locs.n++;
-	*id = l->id;
+		a->pending.v[a->pending.n++] = (struct pending_loc){
+			id, (uint32_t)a->addrs.n, !f->func, f->map, f->addr };
+	ad = &a->addrs.v[a->addrs.n];
+	ad->mapping_id = k->mapping_id;
+	ad->address = k->address;
+	ad->loc_id = canon;
+	ad->leaf_samples = 0;
+	index_insert(&a->addr_ix, sl, grown, h, (uint32_t)a->addrs.n);
+	*idx = (uint32_t)a->addrs.n++;
 	return 0;
 }
 
-static inline int location_intern(struct aggregate *a, const struct frame *f,
-				  uint32_t *id)
+/* The address entry of a frame (its location: addrs.v[*idx].loc_id). */
+static inline int address_intern(struct aggregate *a, const struct frame *f,
+				 uint32_t *idx)
 {
 	struct loc_key k = { 0, f->addr };
 	struct slot *sl;
@@ -561,13 +698,13 @@ static inline int location_intern(struct aggregate *a, const struct frame *f,
 		if (err)
 			return err;
 	}
-	h = hash_final(hash_round(hash_round(0x6c6f63, k.mapping_id), k.address));
-	sl = index_probe(&a->loc_ix, h, loc_eq, a, &k);
+	h = addr_hash(&k);
+	sl = index_probe(&a->addr_ix, h, addr_eq, a, &k);
 	if (sl->ref) {
-		*id = sl->ref;
+		*idx = sl->ref - 1;
 		return 0;
 	}
-	return location_new(a, f, &k, h, sl, id);
+	return address_new(a, f, &k, h, sl, idx);
 }
 
 /* ---- threads ---- */
@@ -596,6 +733,7 @@ static struct agg_thread *thread_get(struct aggregate *a, uint32_t tid)
 	t = &a->threads.v[a->threads.n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
+	t->nthreads = 1;
 	index_insert(&a->thread_ix, sl, grown, h, (uint32_t)a->threads.n);
 	a->threads.n++;
 	return t;
@@ -673,9 +811,12 @@ struct aggregate *aggregate_new(void)
 		return NULL;
 	a->info.event = "events";
 	a->info.event_unit = "count";
+	a->lim = (struct agg_limits){ .max_stacks = 50000, .max_addresses = 262144,
+				      .max_exited = 64, .max_names = 256 };
 	if (index_init(&a->map_ix, 64) || index_init(&a->func_ix, 1024) ||
 	    index_init(&a->loc_ix, 4096) || index_init(&a->stack_ix, 4096) ||
-	    index_init(&a->thread_ix, 64) || index_init(&a->str_ix, 1024)) {
+	    index_init(&a->thread_ix, 64) || index_init(&a->str_ix, 1024) ||
+	    index_init(&a->addr_ix, 4096)) {
 		aggregate_free(a);
 		return NULL;
 	}
@@ -694,6 +835,9 @@ void aggregate_free(struct aggregate *a)
 	free(a->threads.v);
 	free(a->strs.v);
 	free(a->pending.v);
+	free(a->addrs.v);
+	free(a->loc_canon.v);
+	free(a->addr_ix.slots);
 	free(a->map_ix.slots);
 	free(a->func_ix.slots);
 	free(a->loc_ix.slots);
@@ -716,6 +860,7 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 {
 	struct agg_thread *t;
 	struct agg_stack *s;
+	uint32_t leaf = 0;
 	unsigned i;
 	int err;
 
@@ -728,9 +873,14 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 		a->scratch_cap = n;
 	}
 	for (i = 0; i < n; i++) {
-		err = location_intern(a, &frames[i], &a->scratch[i]);
+		uint32_t ai;
+
+		err = address_intern(a, &frames[i], &ai);
 		if (err)
 			return err;
+		a->scratch[i] = a->addrs.v[ai].loc_id;
+		if (i == 0)
+			leaf = ai;
 	}
 	t = thread_get(a, tid);
 	if (!t)
@@ -740,6 +890,8 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 		return -ENOMEM;
 	if (event >= PMUTOP_MAX_EVENTS)
 		return -EINVAL;
+	if (n)
+		a->addrs.v[leaf].leaf_samples++;
 	s->samples++;
 	s->weights[event] += weight;
 	s->ev_samples[event]++;
@@ -747,6 +899,36 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 	t->samples++;
 	a->info.samples++;
 	return 0;
+}
+
+void aggregate_thread_exited(struct aggregate *a, uint32_t tid)
+{
+	const struct slot *sl = index_probe(&a->thread_ix, thread_hash(tid), thread_eq, a, &tid);
+	struct agg_thread *t;
+
+	if (!sl->ref)
+		return; /* never sampled: nothing to fold */
+	t = &a->threads.v[sl->ref - 1];
+	if (!t->exited && !t->folded) {
+		t->exited = true;
+		a->exited++;
+	}
+}
+
+void aggregate_get_limits(const struct aggregate *a, struct agg_limits *lim)
+{
+	*lim = a->lim;
+}
+
+void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim)
+{
+	a->lim = *lim;
+}
+
+const struct agg_address *aggregate_addresses(const struct aggregate *a, size_t *n)
+{
+	*n = a->addrs.n;
+	return a->addrs.v;
 }
 
 void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *name)
@@ -844,23 +1026,10 @@ int aggregate_import_function(struct aggregate *a, const char *name, const char 
 int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t address,
 			      uint32_t function_id, uint32_t *id)
 {
-	struct agg_location *l;
-
 	if (mapping_id > a->maps.n || function_id == 0 || function_id > a->funcs.n)
 		return -EINVAL;
-	if (VEC_RESERVE(a->locs))
-		return -ENOMEM;
 	/* Not in loc_ix: one address may carry several (inlined) functions. */
-	l = &a->locs.v[a->locs.n];
-	l->id = (uint32_t)a->locs.n + 1;
-	l->mapping_id = mapping_id;
-	l->address = address;
-	l->function_id = function_id;
-	l->nlines = 0;
-	l->lines = NULL;
-	a->locs.n++;
-	*id = l->id;
-	return 0;
+	return location_push(a, mapping_id, address, function_id, id);
 }
 
 int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
@@ -920,8 +1089,34 @@ int aggregate_set_event_k(struct aggregate *a, size_t k, const char *event, cons
 
 /* ---- debug info (issue 8) ---- */
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *arg), void *arg);
+
 int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *arg)
 {
+	return resolve(a, 0, stop, arg);
+}
+
+int aggregate_resolve_lines_for(struct aggregate *a, uint64_t budget_ns)
+{
+	return resolve(a, budget_ns, NULL, NULL);
+}
+
+size_t aggregate_pending_lines(const struct aggregate *a)
+{
+	return a->pending.n;
+}
+
+static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *arg), void *arg)
+{
+	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
 	size_t i;
 	int err = 0;
 
@@ -930,6 +1125,8 @@ int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *
 			err = -EINTR;
 			break;
 		}
+		if (deadline && i && (i % 8) == 0 && mono_ns() >= deadline)
+			break; /* the rest next time: the ring buffers need draining */
 		const struct pending_loc *p = &a->pending.v[i];
 		const struct agg_function *fn;
 		struct agg_location *l;
@@ -957,6 +1154,19 @@ int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *
 			if (p->unnamed)
 				am->has_functions = false;
 		}
+		/* Its position is known now: another address may have it already. */
+		{
+			uint32_t canon;
+
+			err = pos_canonical(a, p->loc_id, &canon);
+			if (err)
+				break;
+			if (canon != p->loc_id) {
+				a->loc_canon.v[p->loc_id - 1] = canon;
+				a->addrs.v[p->aidx].loc_id = canon;
+				a->merged++;
+			}
+		}
 	}
 	if (i) /* pending.v is NULL when nothing was ever pending (UB for memmove) */
 		memmove(a->pending.v, a->pending.v + i, (a->pending.n - i) * sizeof(*a->pending.v));
@@ -964,7 +1174,425 @@ int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *
 	return err;
 }
 
-size_t aggregate_pending_lines(const struct aggregate *a)
+/* ---- compaction (issue 23) ---------------------------------------------- */
+
+/*
+ * Copying what is alive from a into a fresh aggregate b. The remap arrays
+ * give, per old id (index id - 1), the new id or 0 while not copied yet.
+ */
+struct copy {
+	struct aggregate *a, *b;
+	uint32_t *map, *func, *loc, *tid; /* tid: per old thread record */
+};
+
+static uint32_t canon_root(const struct aggregate *a, uint32_t id)
 {
-	return a->pending.n;
+	while (a->loc_canon.v[id - 1])
+		id = a->loc_canon.v[id - 1];
+	return id;
+}
+
+static int copy_mapping(struct copy *c, uint32_t old, uint32_t *id)
+{
+	const struct agg_mapping *om;
+	struct agg_mapping *nm;
+	const char *file, *build_id;
+	uint32_t key, h;
+	struct slot *sl;
+	bool grown;
+
+	if (!old || c->map[old - 1]) {
+		*id = old ? c->map[old - 1] : 0;
+		return 0;
+	}
+	om = &c->a->maps.v[old - 1];
+	file = str_intern(c->b, om->file);
+	build_id = str_intern(c->b, om->build_id);
+	if (!file || !build_id || VEC_RESERVE(c->b->maps) || VEC_RESERVE(c->b->map_keys))
+		return -ENOMEM;
+	key = c->a->map_keys.v[old - 1];
+	nm = &c->b->maps.v[c->b->maps.n];
+	*nm = *om;
+	nm->id = (uint32_t)c->b->maps.n + 1;
+	nm->file = file;
+	nm->build_id = build_id;
+	c->b->map_keys.v[c->b->map_keys.n++] = key;
+	if (key) { /* imported mappings have no key and are not indexed */
+		h = hash_final(hash_round(0x6d6170, key));
+		sl = index_probe(&c->b->map_ix, h, map_eq, c->b, &key);
+		if (index_reserve(&c->b->map_ix, &grown))
+			return -ENOMEM;
+		index_insert(&c->b->map_ix, sl, grown, h, (uint32_t)c->b->maps.n);
+	}
+	c->b->maps.n++;
+	*id = c->map[old - 1] = nm->id;
+	return 0;
+}
+
+static int copy_function(struct copy *c, uint32_t old, uint32_t *id)
+{
+	const struct agg_function *of = &c->a->funcs.v[old - 1];
+	struct agg_function *nf;
+	int err;
+
+	if (c->func[old - 1]) {
+		*id = c->func[old - 1];
+		return 0;
+	}
+	err = function_intern(c->b, of->name, of->file, id);
+	if (err)
+		return err;
+	nf = &c->b->funcs.v[*id - 1];
+	if (of->system_name && !nf->system_name) {
+		nf->system_name = str_intern(c->b, of->system_name);
+		if (!nf->system_name)
+			return -ENOMEM;
+	}
+	if (!nf->start_line)
+		nf->start_line = of->start_line;
+	c->func[old - 1] = *id;
+	return 0;
+}
+
+/* The new id of old location `old` (merged ones go to their canonical). */
+static int copy_location(struct copy *c, uint32_t old, uint32_t *id)
+{
+	const struct agg_location *ol;
+	struct agg_location *nl;
+	struct agg_line *lines = NULL;
+	uint32_t mid, fid, nid, canon;
+	int err;
+
+	old = canon_root(c->a, old);
+	if (c->loc[old - 1]) {
+		*id = c->loc[old - 1];
+		return 0;
+	}
+	ol = &c->a->locs.v[old - 1];
+	err = copy_mapping(c, ol->mapping_id, &mid);
+	if (!err)
+		err = copy_function(c, ol->function_id, &fid);
+	if (err)
+		return err;
+	if (ol->nlines) {
+		lines = arena_alloc(&c->b->arena, ol->nlines * sizeof(*lines),
+				    alignof(struct agg_line));
+		if (!lines)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < ol->nlines; i++) {
+			err = copy_function(c, ol->lines[i].function_id, &lines[i].function_id);
+			if (err)
+				return err;
+			lines[i].line = ol->lines[i].line;
+		}
+	}
+	err = location_push(c->b, mid, ol->address, fid, &nid);
+	if (err)
+		return err;
+	nl = &c->b->locs.v[nid - 1];
+	nl->nlines = ol->nlines;
+	nl->lines = lines;
+	err = pos_canonical(c->b, nid, &canon);
+	if (err)
+		return err;
+	if (canon != nid) { /* cannot happen for a consistent a; merge anyway */
+		c->b->locs.n--;
+		c->b->loc_canon.n--;
+	}
+	*id = c->loc[old - 1] = canon;
+	return 0;
+}
+
+/* The "[compacted]" location of b: the caller of merged stacks. */
+static int compacted_location(struct aggregate *b, uint32_t *id)
+{
+	uint32_t fid;
+	int err;
+
+	if (b->compact_loc) {
+		*id = b->compact_loc;
+		return 0;
+	}
+	uint32_t nid;
+
+	err = function_intern(b, "[compacted]", "", &fid);
+	if (!err)
+		err = location_push(b, 0, 0, fid, &nid);
+	if (!err)
+		err = pos_canonical(b, nid, id);
+	if (err)
+		return err;
+	if (*id != nid) { /* copied from the old aggregate already */
+		b->locs.n--;
+		b->loc_canon.n--;
+	}
+	b->compact_loc = *id;
+	return 0;
+}
+
+/* The group record of exited threads named `name` in b (created on demand). */
+static struct agg_thread *thread_group(struct aggregate *b, const char *name)
+{
+	size_t groups = 0;
+	struct agg_thread *t;
+
+	for (size_t i = 0; i < b->threads.n; i++) {
+		if (!b->threads.v[i].folded)
+			continue;
+		groups++;
+		if (strcmp(b->threads.v[i].name, name) == 0)
+			return &b->threads.v[i];
+	}
+	if (groups >= b->lim.max_names && strcmp(name, "[other threads]") != 0)
+		return thread_group(b, "[other threads]");
+	t = thread_get(b, AGG_TID_GROUP + (uint32_t)groups + 1);
+	if (!t)
+		return NULL;
+	t->nthreads = 0;
+	t->folded = true;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return t;
+}
+
+static int copy_threads(struct copy *c, bool fold)
+{
+	for (size_t i = 0; i < c->a->threads.n; i++) {
+		const struct agg_thread *ot = &c->a->threads.v[i];
+		struct agg_thread *nt;
+
+		if (ot->folded || (fold && ot->exited)) {
+			nt = thread_group(c->b, ot->name[0] ? ot->name : "?");
+			if (!nt)
+				return -ENOMEM;
+			if (!ot->folded)
+				c->b->info.threads_folded++;
+			nt->nthreads += ot->nthreads;
+		} else {
+			nt = thread_get(c->b, ot->tid);
+			if (!nt)
+				return -ENOMEM;
+			memcpy(nt->name, ot->name, sizeof(nt->name));
+			nt->exited = ot->exited;
+			if (nt->exited)
+				c->b->exited++;
+		}
+		nt->samples += ot->samples;
+		c->tid[i] = nt->tid;
+	}
+	return 0;
+}
+
+struct rank {
+	uint64_t n;
+	size_t i;
+};
+
+static int rank_desc(const void *x, const void *y)
+{
+	const struct rank *p = x, *q = y;
+
+	return p->n < q->n ? 1 : p->n > q->n ? -1 : (p->i > q->i) - (p->i < q->i);
+}
+
+/*
+ * Stack order for the copy: most samples first when the cap forces merging
+ * (the common stacks stay whole), else as they are. NULL order: as they are.
+ */
+static int stack_order(const struct aggregate *a, struct rank **order)
+{
+	struct rank *r;
+
+	*order = NULL;
+	if (a->stacks.n <= a->lim.max_stacks)
+		return 0;
+	r = malloc(a->stacks.n * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->stacks.n; i++)
+		r[i] = (struct rank){ a->stacks.v[i].samples, i };
+	qsort(r, a->stacks.n, sizeof(*r), rank_desc);
+	*order = r;
+	return 0;
+}
+
+static int copy_stacks(struct copy *c, uint32_t *ids, size_t idcap)
+{
+	const struct aggregate *a = c->a;
+	struct aggregate *b = c->b;
+	size_t keep = a->lim.max_stacks / 2, soft = a->lim.max_stacks * 3 / 4;
+	struct rank *order;
+	int err = stack_order(a, &order);
+
+	for (size_t k = 0; !err && k < a->stacks.n; k++) {
+		const struct agg_stack *os = &a->stacks.v[order ? order[k].i : k];
+		const struct slot *sl = index_probe(&a->thread_ix, thread_hash(os->tid),
+						    thread_eq, a, &os->tid);
+		unsigned n = os->nlocs;
+		uint32_t tid = sl->ref ? c->tid[sl->ref - 1] : os->tid;
+		struct agg_stack *ns;
+
+		if (order && k >= keep && n > 0) {
+			/* Over the cap: the leaf under "[compacted]", later only that. */
+			uint32_t cl;
+			bool leaf = b->stacks.n < soft;
+
+			err = compacted_location(b, &cl);
+			if (!err && leaf)
+				err = copy_location(c, os->locs[0], &ids[0]);
+			if (err)
+				break;
+			if (leaf && ids[0] != cl) {
+				ids[1] = cl;
+				n = 2;
+			} else {
+				ids[0] = cl;
+				n = 1;
+			}
+			/* Count stacks that lost frames (not those merged before). */
+			if (os->nlocs > n || os->locs[n - 1] != a->compact_loc)
+				b->info.compacted++;
+		} else {
+			for (unsigned j = 0; !err && j < n && j < idcap; j++)
+				err = copy_location(c, os->locs[j], &ids[j]);
+			if (err)
+				break;
+		}
+		ns = stack_get(b, tid, ids, n);
+		if (!ns) {
+			err = -ENOMEM;
+			break;
+		}
+		ns->samples += os->samples;
+		for (unsigned e = 0; e < PMUTOP_MAX_EVENTS; e++) {
+			ns->weights[e] += os->weights[e];
+			ns->ev_samples[e] += os->ev_samples[e];
+		}
+		ns->weight = ns->weights[0];
+	}
+	free(order);
+	return err;
+}
+
+/*
+ * The address table: entries whose location survived, at most
+ * max_addresses of them - caller-only addresses go first (they come back
+ * on their next sample), then the rarest leaves (counted as dropped).
+ */
+static int copy_addresses(struct copy *c)
+{
+	const struct aggregate *a = c->a;
+	struct aggregate *b = c->b;
+	size_t nleaf = 0, cap = a->lim.max_addresses;
+	uint64_t min_leaf = 0;
+	struct rank *r = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < a->addrs.n; i++)
+		nleaf += a->addrs.v[i].leaf_samples > 0;
+	if (a->addrs.n > cap) {
+		min_leaf = 1;
+		if (nleaf > cap) {
+			size_t k = 0;
+
+			r = malloc(nleaf * sizeof(*r));
+			if (!r)
+				return -ENOMEM;
+			for (size_t i = 0; i < a->addrs.n; i++)
+				if (a->addrs.v[i].leaf_samples)
+					r[k++] = (struct rank){ a->addrs.v[i].leaf_samples, i };
+			qsort(r, nleaf, sizeof(*r), rank_desc);
+			/* Keep the top half: the table does not refill at once. */
+			min_leaf = r[cap / 2].n + 1;
+		}
+	}
+	for (size_t i = 0; !err && i < a->addrs.n; i++) {
+		const struct agg_address *oa = &a->addrs.v[i];
+		struct loc_key k;
+		struct slot *sl;
+		uint32_t h;
+		bool grown;
+
+		if (oa->leaf_samples < min_leaf) {
+			b->info.leaf_dropped += oa->leaf_samples;
+			continue;
+		}
+		/* Caller-only addresses of locations no stack keeps: forget. */
+		if (!oa->leaf_samples && !c->loc[canon_root(a, oa->loc_id) - 1])
+			continue;
+		k.address = oa->address;
+		err = copy_mapping(c, oa->mapping_id, &k.mapping_id);
+		if (err || (err = index_reserve(&b->addr_ix, &grown)) ||
+		    (err = VEC_RESERVE(b->addrs)))
+			break;
+		b->addrs.v[b->addrs.n] = *oa;
+		b->addrs.v[b->addrs.n].mapping_id = k.mapping_id;
+		err = copy_location(c, oa->loc_id, &b->addrs.v[b->addrs.n].loc_id);
+		if (err)
+			break;
+		h = addr_hash(&k);
+		sl = index_probe(&b->addr_ix, h, addr_eq, b, &k);
+		index_insert(&b->addr_ix, sl, grown, h, (uint32_t)b->addrs.n);
+		b->addrs.n++;
+	}
+	free(r);
+	return err;
+}
+
+static int compact(struct aggregate *a)
+{
+	struct aggregate *b = aggregate_new(), tmp;
+	struct copy c = { .a = a, .b = b };
+	bool fold = a->exited > a->lim.max_exited;
+	uint32_t *ids = NULL;
+	size_t idcap = 0;
+	int err = -ENOMEM;
+
+	for (size_t i = 0; i < a->stacks.n; i++)
+		if (a->stacks.v[i].nlocs > idcap)
+			idcap = a->stacks.v[i].nlocs;
+	if (!b)
+		return -ENOMEM;
+	b->lim = a->lim;
+	b->info = a->info;
+	b->info.compactions++;
+	c.map = calloc(a->maps.n + 1, sizeof(*c.map));
+	c.func = calloc(a->funcs.n + 1, sizeof(*c.func));
+	c.loc = calloc(a->locs.n + 1, sizeof(*c.loc));
+	c.tid = calloc(a->threads.n + 1, sizeof(*c.tid));
+	ids = calloc(idcap + 2, sizeof(*ids));
+	if (!c.map || !c.func || !c.loc || !c.tid || !ids)
+		goto out;
+	if (a->info.event && !(b->info.event = str_intern(b, a->info.event)))
+		goto out;
+	if (a->info.event_unit && !(b->info.event_unit = str_intern(b, a->info.event_unit)))
+		goto out;
+	if ((err = copy_threads(&c, fold)) || (err = copy_stacks(&c, ids, idcap + 2)) ||
+	    (err = copy_addresses(&c)))
+		goto out;
+	/* Swap the insides: a keeps its address, the old contents go. */
+	tmp = *a;
+	*a = *b;
+	*b = tmp;
+	err = 0;
+out:
+	aggregate_free(b);
+	free(c.map);
+	free(c.func);
+	free(c.loc);
+	free(c.tid);
+	free(ids);
+	return err;
+}
+
+int aggregate_maintain(struct aggregate *a, bool force)
+{
+	/* 10 ms of DWARF lookups at a time (the sampling loop drains in between). */
+	int err = aggregate_resolve_lines_for(a, 10 * 1000000ULL);
+
+	if (err || a->pending.n)
+		return err; /* pending locations hold ids: rebuild once they are done */
+	if (!force && a->merged == 0 && a->exited <= a->lim.max_exited &&
+	    a->stacks.n <= a->lim.max_stacks && a->addrs.n <= a->lim.max_addresses)
+		return 0;
+	return compact(a);
 }

@@ -111,7 +111,7 @@ static void strtab_free(struct strtab *t)
 
 /* ---- the message --------------------------------------------------------- */
 
-#define NCOMMENTS (1 + UNWIND_NOUTCOMES)
+#define NCOMMENTS (3 + UNWIND_NOUTCOMES)
 
 /* Everything the Profile message points to, freed in one place. */
 struct build {
@@ -133,7 +133,7 @@ struct build {
 	Perftools__Profiles__Label *labels, **labelp; /* two per thread */
 
 	int64_t comments[NCOMMENTS];
-	char comment_text[NCOMMENTS][128];
+	char comment_text[NCOMMENTS][256];
 };
 
 /* calloc that never returns NULL for n == 0 (so NULL always means ENOMEM). */
@@ -238,6 +238,24 @@ static void build_header(struct build *b, const struct agg_info *info, bool *fai
 	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
 		 "pmutop: samples=%" PRIu64 " lost=%" PRIu64 " throttled=%" PRIu64,
 		 info->samples, info->lost, info->throttled);
+	b->comments[nc] = str(b, b->comment_text[nc], failed);
+	nc++;
+	/* What was merged to keep memory bounded (issue 23). */
+	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
+		 "pmutop: compacted=%" PRIu64 " threads_folded=%" PRIu64
+		 " leaf_addresses_dropped=%" PRIu64, info->compacted, info->threads_folded,
+		 info->leaf_dropped);
+	b->comments[nc] = str(b, b->comment_text[nc], failed);
+	nc++;
+	/* Since the run started: the same over windows and live-view resets. */
+	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
+		 "pmutop: since start: run_samples=%" PRIu64 " run_lost=%" PRIu64 " run_throttled=%" PRIu64
+		 " run_compacted=%" PRIu64 " window=%" PRIu64,
+		 info->run_samples > info->samples ? info->run_samples : info->samples,
+		 info->run_lost > info->lost ? info->run_lost : info->lost,
+		 info->run_throttled > info->throttled ? info->run_throttled : info->throttled,
+		 info->run_compacted > info->compacted ? info->run_compacted : info->compacted,
+		 info->window);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;
 	for (i = 0; i < UNWIND_NOUTCOMES; i++) {
@@ -375,7 +393,7 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
 	size_t ns, nt, nids = 0, i, j;
-	int64_t key_thread, key_tid;
+	int64_t key_thread, key_tid, key_threads;
 	uint64_t *ids;
 
 	stacks = aggregate_stacks(a, &ns);
@@ -394,6 +412,7 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 
 	key_thread = str(b, "thread", failed);
 	key_tid = str(b, "tid", failed);
+	key_threads = str(b, "threads", failed);
 	for (i = 0; i < nt; i++) {
 		Perftools__Profiles__Label *name = &b->labels[2 * i];
 		Perftools__Profiles__Label *tid = &b->labels[2 * i + 1];
@@ -404,6 +423,11 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 		perftools__profiles__label__init(tid);
 		tid->key = key_tid;
 		tid->num = threads[i].tid;
+		if (threads[i].folded) {
+			/* Exited threads folded into their name: how many, no tid. */
+			tid->key = key_threads;
+			tid->num = threads[i].nthreads;
+		}
 		b->labelp[2 * i] = name;
 		b->labelp[2 * i + 1] = tid;
 	}

@@ -38,6 +38,8 @@
 #include "pmutop/symbols/perfmap.h"
 
 #define MAX_VDSO_SIZE (1u << 20)
+/* Mappings no longer current kept for pending lookups (maps_prune). */
+#define MAX_HISTORY 1024
 
 struct maps {
 	pid_t pid;
@@ -51,6 +53,7 @@ struct maps {
 
 	uint32_t next_id;
 	uint64_t generation;
+	uint64_t pruned;          /* history entries freed by maps_prune() */
 
 	bool same_mntns;          /* the host path may be opened (maps_same_mount_ns) */
 	struct debuginfo *dbg;    /* DWARF per module, shared by every mapping */
@@ -505,4 +508,41 @@ int maps_load_proc(struct maps *m)
 		m->generation++;
 	free(old);
 	return err;
+}
+
+/* Whether map is in the current view (binary search by start). */
+static bool is_current(const struct maps *m, const struct mapping *map)
+{
+	size_t i = first_ending_after(m, map->start);
+
+	return i < m->ncur && m->cur[i] == map;
+}
+
+size_t maps_prune(struct maps *m)
+{
+	size_t kept = 0, freed;
+
+	if (m->nall <= m->ncur + MAX_HISTORY)
+		return 0;
+	for (size_t i = 0; i < m->nall; i++) {
+		struct mapping *map = m->all[i];
+
+		if (is_current(m, map)) {
+			m->all[kept++] = map;
+		} else {
+			free(map->path);
+			free(map);
+		}
+	}
+	freed = m->nall - kept;
+	m->nall = kept;
+	m->pruned += freed;
+	/* Caches keyed by generation (the symbolizer's) may hold freed pointers. */
+	m->generation++;
+	return freed;
+}
+
+uint64_t maps_pruned(const struct maps *m)
+{
+	return m->pruned;
 }

@@ -148,7 +148,8 @@ static void test_interning(void **state)
 	l = aggregate_locations(a, &nl);
 	fn = aggregate_functions(a, &nf);
 	m = aggregate_mappings(a, &nm);
-	assert_int_equal(nl, 5);
+	/* Two addresses of one function without debug info: one location. */
+	assert_int_equal(nl, 4);
 	assert_int_equal(nf, 4);
 	assert_int_equal(nm, 3);
 	for (i = 0; i < nl; i++)
@@ -158,21 +159,31 @@ static void test_interning(void **state)
 	for (i = 0; i < nm; i++)
 		assert_int_equal(m[i].id, i + 1);
 
-	/* Locations in order of first sight. */
+	/* Locations in order of first sight, at the first address seen. */
 	assert_int_equal(l[0].address, 0x401000);
-	assert_int_equal(l[1].address, 0x401010);
-	assert_int_equal(l[0].mapping_id, l[1].mapping_id);
-	assert_int_equal(l[0].function_id, l[1].function_id);
-	assert_int_not_equal(l[2].function_id, l[0].function_id);
-	assert_int_equal(l[4].mapping_id, 0);
-	assert_int_equal(l[4].address, 0xdead);
+	assert_int_equal(l[1].address, 0x7f0000000100);
+	assert_int_not_equal(l[1].function_id, l[0].function_id);
+	assert_int_equal(l[3].mapping_id, 0);
+	assert_int_equal(l[3].address, 0xdead);
+	{
+		/* Both addresses are kept in the address table, on one location. */
+		const struct agg_address *ad = aggregate_addresses(a, &i);
+
+		assert_int_equal(i, 5);
+		assert_int_equal(ad[0].address, 0x401000);
+		assert_int_equal(ad[1].address, 0x401010);
+		assert_int_equal(ad[0].loc_id, ad[1].loc_id);
+		assert_int_equal(ad[0].leaf_samples, 1); /* the leaf of the first add */
+		assert_int_equal(ad[1].leaf_samples, 0);
+		assert_int_equal(ad[4].leaf_samples, 1); /* 0xdead, leaf of the second */
+	}
 
 	assert_string_equal(fn[l[0].function_id - 1].name, "work");
 	assert_string_equal(fn[l[0].function_id - 1].file, "/usr/bin/app");
-	assert_string_equal(fn[l[2].function_id - 1].name, "work");
-	assert_string_equal(fn[l[2].function_id - 1].file, "/usr/lib/libx.so");
-	assert_string_equal(fn[l[4].function_id - 1].name, "nomap");
-	assert_string_equal(fn[l[4].function_id - 1].file, "");
+	assert_string_equal(fn[l[1].function_id - 1].name, "work");
+	assert_string_equal(fn[l[1].function_id - 1].file, "/usr/lib/libx.so");
+	assert_string_equal(fn[l[3].function_id - 1].name, "nomap");
+	assert_string_equal(fn[l[3].function_id - 1].file, "");
 
 	m = &m[l[0].mapping_id - 1];
 	assert_int_equal(m->start, 0x400000);
@@ -183,7 +194,7 @@ static void test_interning(void **state)
 	assert_true(m->has_functions);
 
 	m = aggregate_mappings(a, &nm);
-	m = &m[l[3].mapping_id - 1];
+	m = &m[l[2].mapping_id - 1];
 	assert_int_equal(m->start, 0x10000);
 	assert_int_equal(m->limit, 0x20000);
 	assert_int_equal(m->offset, 0x3000);
@@ -281,6 +292,7 @@ static void test_many_stacks(void **state)
 	static const char *names[] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6" };
 	struct aggregate *a = aggregate_new();
 	struct frame f[DEPTH_MAX];
+	static char roots[NSTACKS][16];
 	const struct agg_stack *s;
 	uint64_t total = 0, w;
 	size_t n, i, round;
@@ -302,7 +314,8 @@ static void test_many_stacks(void **state)
 				f[d] = fr(addr, &map_exe, names[addr % 7]);
 			}
 			/* Make stack i unique: its root frame encodes i. */
-			f[depth - 1] = fr(0x7f0000000000 + i, &map_lib, "root");
+			snprintf(roots[i], sizeof(roots[i]), "root%zu", i);
+			f[depth - 1] = fr(0x7f0000000000 + i, &map_lib, roots[i]);
 			w = 1 + i % 3;
 			assert_int_equal(aggregate_add(a, (uint32_t)(1000 + i % 37), f,
 						       depth, w), 0);
@@ -324,10 +337,167 @@ static void test_many_stacks(void **state)
 	aggregate_locations(a, &n);
 	assert_in_range(n, NSTACKS, NSTACKS + NADDR);
 	aggregate_functions(a, &n);
-	assert_int_equal(n, 8);
+	assert_int_equal(n, 7 + NSTACKS);
 	aggregate_threads(a, &n);
 	assert_int_equal(n, 37);
 	assert_int_equal(aggregate_info(a)->samples, 2 * NSTACKS);
+	aggregate_free(a);
+}
+
+/* Sum of samples and weights over every stack (what compaction must keep). */
+static void totals(const struct aggregate *a, uint64_t *samples, uint64_t *weight)
+{
+	size_t n;
+	const struct agg_stack *s = aggregate_stacks(a, &n);
+
+	*samples = *weight = 0;
+	for (size_t i = 0; i < n; i++) {
+		*samples += s[i].samples;
+		*weight += s[i].weight;
+	}
+}
+
+/*
+ * Threads that come and go (a pool renewed every few seconds): the
+ * aggregate keeps one record per name once more than max_exited have
+ * ended, their stacks merge, and every sample is still counted.
+ */
+static void test_fold_exited_threads(void **state)
+{
+	struct frame f[2] = { fr(0x401000, &map_exe, "work"), fr(0x401100, &map_exe, "main") };
+	struct aggregate *a = aggregate_new();
+	struct agg_limits lim;
+	const struct agg_thread *t;
+	uint64_t samples, weight;
+	size_t n, groups = 0;
+
+	(void)state;
+	aggregate_get_limits(a, &lim);
+	lim.max_exited = 4;
+	aggregate_set_limits(a, &lim);
+	for (uint32_t tid = 100; tid < 200; tid++) {
+		assert_int_equal(aggregate_add(a, tid, f, 2, 10), 0);
+		aggregate_set_thread_name(a, tid, tid % 2 ? "odd" : "even");
+		if (tid < 190)
+			aggregate_thread_exited(a, tid);
+		assert_int_equal(aggregate_maintain(a, false), 0);
+	}
+	totals(a, &samples, &weight);
+	assert_int_equal(samples, 100);
+	assert_int_equal(weight, 1000);
+	assert_int_equal(aggregate_info(a)->samples, 100);
+	/* 10 live threads, at most max_exited exited ones unfolded, 2 groups. */
+	t = aggregate_threads(a, &n);
+	assert_in_range(n, 12, 12 + 4);
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].folded)
+			continue;
+		groups++;
+		assert_true(t[i].tid >= AGG_TID_GROUP);
+		assert_true(!strcmp(t[i].name, "odd") || !strcmp(t[i].name, "even"));
+		assert_int_equal(t[i].samples, t[i].nthreads);
+	}
+	assert_int_equal(groups, 2);
+	aggregate_stacks(a, &n);
+	assert_in_range(n, 12, 16);
+	assert_in_range(aggregate_info(a)->threads_folded, 90 - 4, 90);
+	/* A forced rebuild of a rebuilt aggregate changes nothing. */
+	assert_int_equal(aggregate_maintain(a, true), 0);
+	totals(a, &samples, &weight);
+	assert_int_equal(weight, 1000);
+	aggregate_free(a);
+}
+
+/*
+ * More distinct stacks than max_stacks: the rarest become (leaf,
+ * [compacted]) then ([compacted]), the common ones stay whole, the sums
+ * stay exact and the count of merged stacks is reported.
+ */
+static void test_stack_cap(void **state)
+{
+	enum { N = 2000 };
+	static char names[N][16];
+	struct aggregate *a = aggregate_new();
+	struct agg_limits lim;
+	struct frame f[3];
+	const struct agg_stack *s;
+	const struct agg_location *l;
+	const struct agg_function *fn;
+	uint64_t samples, weight, expect_w = 0;
+	size_t n, nl, nf, whole = 0;
+
+	(void)state;
+	aggregate_get_limits(a, &lim);
+	lim.max_stacks = 100;
+	aggregate_set_limits(a, &lim);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "mid%zu", i);
+		f[0] = fr(0x401000 + (i % 50) * 16, &map_exe, names[i % 50]);
+		f[1] = fr(0x402000 + i * 16, &map_exe, names[i]);
+		f[2] = fr(0x403000, &map_exe, "main");
+		/* Stack 0 is hot: it must survive whole. */
+		for (int k = 0; k < (i == 0 ? 500 : 1); k++) {
+			assert_int_equal(aggregate_add(a, 1, f, 3, 2), 0);
+			expect_w += 2;
+		}
+	}
+	assert_int_equal(aggregate_maintain(a, false), 0);
+	s = aggregate_stacks(a, &n);
+	assert_true(n <= 100);
+	l = aggregate_locations(a, &nl);
+	fn = aggregate_functions(a, &nf);
+	totals(a, &samples, &weight);
+	assert_int_equal(samples, N - 1 + 500);
+	assert_int_equal(weight, expect_w);
+	assert_true(aggregate_info(a)->compacted >= N - 100);
+	for (size_t i = 0; i < n; i++) {
+		const char *last = fn[l[s[i].locs[s[i].nlocs - 1] - 1].function_id - 1].name;
+
+		if (!strcmp(last, "main")) {
+			whole++;
+			assert_int_equal(s[i].nlocs, 3);
+		} else {
+			assert_string_equal(last, "[compacted]");
+			assert_in_range(s[i].nlocs, 1, 2);
+		}
+	}
+	assert_in_range(whole, 1, 50);
+	assert_int_equal(find_stack(a, 1, s[0].locs, s[0].nlocs)->samples >= 500, 1);
+	/* Functions no stack uses any more are gone. */
+	assert_true(nf < 200);
+	aggregate_free(a);
+}
+
+/* The address table is capped too: caller-only addresses go first. */
+static void test_address_cap(void **state)
+{
+	struct aggregate *a = aggregate_new();
+	struct agg_limits lim;
+	struct frame f[2];
+	const struct agg_address *ad;
+	uint64_t leaf = 0;
+	size_t n;
+
+	(void)state;
+	aggregate_get_limits(a, &lim);
+	lim.max_addresses = 64;
+	aggregate_set_limits(a, &lim);
+	for (uint64_t i = 0; i < 1000; i++) {
+		f[0] = fr(0x401000 + (i % 100) * 4, &map_exe, "leaf");
+		f[1] = fr(0x480000 + i * 4, &map_exe, "caller");
+		assert_int_equal(aggregate_add(a, 1, f, 2, 1), 0);
+		if (i % 50 == 49)
+			assert_int_equal(aggregate_maintain(a, false), 0);
+	}
+	assert_int_equal(aggregate_maintain(a, false), 0);
+	ad = aggregate_addresses(a, &n);
+	assert_true(n <= 64 + 50);
+	for (size_t i = 0; i < n; i++)
+		leaf += ad[i].leaf_samples;
+	/* Every leaf sample is in the histogram or counted as dropped. */
+	assert_int_equal(leaf + aggregate_info(a)->leaf_dropped, 1000);
+	aggregate_stacks(a, &n);
+	assert_int_equal(n, 1); /* one function each: one stack */
 	aggregate_free(a);
 }
 
@@ -341,6 +511,9 @@ int main(void)
 		cmocka_unit_test(test_empty_stack),
 		cmocka_unit_test(test_thread_names),
 		cmocka_unit_test(test_many_stacks),
+		cmocka_unit_test(test_fold_exited_threads),
+		cmocka_unit_test(test_stack_cap),
+		cmocka_unit_test(test_address_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,7 @@ enum session_state {
 /* Counters of one window of a run (unwind outcomes: enum unwind_outcome). */
 struct session_counts {
 	uint64_t samples, lost, throttled;
+	uint64_t compacted, threads_folded; /* merged to bound memory (aggregate_maintain) */
 	uint64_t outcomes[UNWIND_NOUTCOMES];
 };
 

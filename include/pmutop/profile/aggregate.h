@@ -7,6 +7,15 @@
  * Stacks are keyed by (tid, locations) in a hash table, so every sample
  * keeps its thread. The read-only accessors below are what the sinks
  * (pprof writer, text table, top view) use; they never see the hash table.
+ *
+ * Size follows the program, not the run (issue 23): a location is one
+ * source position (mapping file, function, inline chain of lines), not one
+ * address - every address of it maps to one location, whose address is
+ * the first one seen (a real instruction of it, for later symbolization);
+ * per-address detail is kept where it is used, in the leaf-address
+ * histogram (aggregate_addresses). aggregate_maintain() folds exited
+ * threads into one record per thread name and merges rare stacks when a
+ * cap is reached, counting what it merged (agg_info).
  */
 #ifndef PMUTOP_AGGREGATE_H
 #define PMUTOP_AGGREGATE_H
@@ -70,9 +79,38 @@ struct agg_stack {
 };
 
 struct agg_thread {
-	uint32_t tid;
+	uint32_t tid;          /* a folded group's is AGG_TID_GROUP + n (not a real tid) */
 	char name[16];
 	uint64_t samples;
+	uint32_t nthreads;     /* threads counted here: 1, or a group's folded threads */
+	bool exited;           /* the thread ended; folded into its name later */
+	bool folded;           /* a group: exited threads of this name */
+};
+
+/* Thread ids from here up are groups of exited threads (above any pid_max). */
+#define AGG_TID_GROUP 0x40000000u
+
+/*
+ * The leaf-address histogram: per sampled address its location and how many
+ * samples had it as the leaf (0 for addresses only seen as callers).
+ */
+struct agg_address {
+	uint32_t mapping_id;   /* 0 when no mapping */
+	uint32_t loc_id;       /* the location the address belongs to */
+	uint64_t address;
+	uint64_t leaf_samples;
+};
+
+/*
+ * Caps on what grows with time (aggregate_maintain enforces them):
+ * stacks beyond max_stacks are merged (the rarest keep their leaf under a
+ * "[compacted]" caller, then only "[compacted]"); addresses beyond
+ * max_addresses forget their caller-only entries first, then the rarest
+ * leaves; more than max_exited exited threads fold into one record per
+ * name, at most max_names of them (then "[other threads]").
+ */
+struct agg_limits {
+	size_t max_stacks, max_addresses, max_exited, max_names;
 };
 
 /* Facts about the run that end up in the profile header and summary. */
@@ -96,6 +134,16 @@ struct agg_info {
 	uint64_t lost;              /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled;         /* THROTTLE records */
 	uint64_t foreign;           /* samples of other processes (dropped) */
+	uint64_t compacted;         /* stacks merged into shorter ones by the stack cap */
+	uint64_t threads_folded;    /* exited threads folded into their name */
+	uint64_t leaf_dropped;      /* leaf samples whose address detail was dropped */
+	uint64_t compactions;       /* times the aggregate was rebuilt */
+	/*
+	 * Counts since the run started, across windows and the live view's
+	 * resets (the session keeps them; equal to the above without resets).
+	 */
+	uint64_t run_samples, run_lost, run_throttled, run_compacted;
+	uint64_t window;            /* window number (0: one profile for the run) */
 	uint64_t outcomes[UNWIND_NOUTCOMES];
 };
 
@@ -122,6 +170,28 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 /* Name (comm) of a thread; the latest name wins. */
 void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *name);
 
+/* Thread tid ended (PERF_RECORD_EXIT): aggregate_maintain() may fold it. */
+void aggregate_thread_exited(struct aggregate *a, uint32_t tid);
+
+/* Defaults: 50,000 stacks, 262,144 addresses, 64 exited threads, 256 names. */
+void aggregate_get_limits(const struct aggregate *a, struct agg_limits *lim);
+void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim);
+
+/*
+ * Housekeeping between samples (the session calls it about once a second,
+ * and before a profile is written): look up pending lines
+ * (aggregate_resolve_lines), then rebuild the aggregate when threads are
+ * to be folded, locations merged or a cap is exceeded. force: rebuild
+ * anyway (merging whatever can be merged). Every pointer from the
+ * read-only views is invalid afterwards. Returns 0 or -ENOMEM (the
+ * aggregate is then unchanged and still valid).
+ */
+int aggregate_maintain(struct aggregate *a, bool force);
+/* (It spends at most ~10 ms on lines; call again while lines are pending.) */
+
+/* The leaf-address histogram (see struct agg_address), n entries. */
+const struct agg_address *aggregate_addresses(const struct aggregate *a, size_t *n);
+
 /* Mutable run facts (the record loop fills them in). */
 struct agg_info *aggregate_info(struct aggregate *a);
 const struct agg_info *aggregate_info_const(const struct aggregate *a);
@@ -129,7 +199,8 @@ const struct agg_info *aggregate_info_const(const struct aggregate *a);
 /*
  * Read-only views. Arrays are indexed by id - 1 for mappings/functions/locations.
  * The arrays may move on the next aggregate_add() or aggregate_set_thread_name();
- * the strings and agg_stack.locs they point to live until aggregate_free().
+ * the strings and agg_stack.locs they point to live until aggregate_free()
+ * or the next aggregate_maintain().
  */
 const struct agg_stack *aggregate_stacks(const struct aggregate *a, size_t *n);
 const struct agg_location *aggregate_locations(const struct aggregate *a, size_t *n);
@@ -154,6 +225,13 @@ int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *
 
 /* Locations still waiting for aggregate_resolve_lines(). */
 size_t aggregate_pending_lines(const struct aggregate *a);
+
+/*
+ * The same within about budget_ns (0: no limit), so that a sampling loop
+ * can drain its buffers between slices; aggregate_pending_lines() says how
+ * many locations still wait.
+ */
+int aggregate_resolve_lines_for(struct aggregate *a, uint64_t budget_ns);
 
 /*
  * Import: build an aggregate from a saved profile (pprof_read.c) instead of

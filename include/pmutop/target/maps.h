@@ -2,9 +2,9 @@
  * maps.h - the memory map of a target process over time.
  *
  * Seeded from /proc/PID/maps and kept current from PERF_RECORD_MMAP2 records
- * (dlopen, JIT) and exec. Mappings are never freed while pmutop runs: samples
- * already aggregated keep pointing at the mapping they were taken in, and the
- * pprof writer lists them all.
+ * (dlopen, JIT) and exec. Mappings that are no longer current stay in the
+ * history while something may still point at them (the aggregate's pending
+ * line lookups), until maps_prune() caps the history.
  */
 #ifndef PMUTOP_MAPS_H
 #define PMUTOP_MAPS_H
@@ -45,6 +45,16 @@ int maps_load_proc(struct maps *m);
  */
 int maps_add(struct maps *m, uint64_t start, uint64_t len, uint64_t pgoff,
 	     uint64_t dev, uint64_t ino, bool exec, const char *path);
+
+/*
+ * Cap the history (dlopen/dlclose and JIT churn grow it without end): when
+ * more than 1,024 mappings are no longer current, free them all. Call it
+ * only when nothing holds pointers to old mappings (the aggregate has no
+ * pending lines: aggregate_maintain() returned 0); bumps the generation.
+ * Returns how many were freed; maps_pruned() counts them since maps_new().
+ */
+size_t maps_prune(struct maps *m);
+uint64_t maps_pruned(const struct maps *m);
 
 /* The process exec'd: forget the current view (history is kept). */
 void maps_reset(struct maps *m);
