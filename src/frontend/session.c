@@ -45,6 +45,13 @@
 #define MAPS_RELOAD_MIN_NS (100 * 1000000ULL)
 /* Lines looked up, exited threads folded, caps applied (aggregate_maintain). */
 #define MAINTAIN_INTERVAL_NS (1000 * 1000000ULL)
+/*
+ * Lines are looked up while sampling only after this long: opening a large
+ * debug file (libc's: 100+ ms, seconds on a loaded machine) stalls the loop
+ * once and the ring buffers overflow - a cost a long run amortises and a
+ * short one should not pay (it gets its lines at the end).
+ */
+#define LINES_WHILE_SAMPLING_NS (10 * 1000000000ULL)
 
 enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
 
@@ -729,7 +736,10 @@ static void sync_run_counts(struct session *s)
  */
 static void maintain(struct session *s, bool force)
 {
-	if (aggregate_maintain(s->agg, force) == 0)
+	bool lines = s->stopped ||
+		     now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS;
+
+	if (aggregate_maintain(s->agg, force, lines) == 0)
 		maps_prune(s->maps);
 	sync_run_counts(s);
 }

@@ -1584,10 +1584,10 @@ out:
 	return err;
 }
 
-int aggregate_maintain(struct aggregate *a, bool force)
+int aggregate_maintain(struct aggregate *a, bool force, bool lines)
 {
 	/* 10 ms of DWARF lookups at a time (the sampling loop drains in between). */
-	int err = aggregate_resolve_lines_for(a, 10 * 1000000ULL);
+	int err = lines ? aggregate_resolve_lines_for(a, 10 * 1000000ULL) : 0;
 
 	if (err || a->pending.n)
 		return err; /* pending locations hold ids: rebuild once they are done */

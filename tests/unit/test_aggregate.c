@@ -380,7 +380,7 @@ static void test_fold_exited_threads(void **state)
 		aggregate_set_thread_name(a, tid, tid % 2 ? "odd" : "even");
 		if (tid < 190)
 			aggregate_thread_exited(a, tid);
-		assert_int_equal(aggregate_maintain(a, false), 0);
+		assert_int_equal(aggregate_maintain(a, false, true), 0);
 	}
 	totals(a, &samples, &weight);
 	assert_int_equal(samples, 100);
@@ -402,7 +402,7 @@ static void test_fold_exited_threads(void **state)
 	assert_in_range(n, 12, 16);
 	assert_in_range(aggregate_info(a)->threads_folded, 90 - 4, 90);
 	/* A forced rebuild of a rebuilt aggregate changes nothing. */
-	assert_int_equal(aggregate_maintain(a, true), 0);
+	assert_int_equal(aggregate_maintain(a, true, true), 0);
 	totals(a, &samples, &weight);
 	assert_int_equal(weight, 1000);
 	aggregate_free(a);
@@ -441,7 +441,7 @@ static void test_stack_cap(void **state)
 			expect_w += 2;
 		}
 	}
-	assert_int_equal(aggregate_maintain(a, false), 0);
+	assert_int_equal(aggregate_maintain(a, false, true), 0);
 	s = aggregate_stacks(a, &n);
 	assert_true(n <= 100);
 	l = aggregate_locations(a, &nl);
@@ -487,9 +487,9 @@ static void test_address_cap(void **state)
 		f[1] = fr(0x480000 + i * 4, &map_exe, "caller");
 		assert_int_equal(aggregate_add(a, 1, f, 2, 1), 0);
 		if (i % 50 == 49)
-			assert_int_equal(aggregate_maintain(a, false), 0);
+			assert_int_equal(aggregate_maintain(a, false, true), 0);
 	}
-	assert_int_equal(aggregate_maintain(a, false), 0);
+	assert_int_equal(aggregate_maintain(a, false, true), 0);
 	ad = aggregate_addresses(a, &n);
 	assert_true(n <= 64 + 50);
 	for (size_t i = 0; i < n; i++)

@@ -179,14 +179,14 @@ void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim);
 
 /*
  * Housekeeping between samples (the session calls it about once a second,
- * and before a profile is written): look up pending lines
- * (aggregate_resolve_lines), then rebuild the aggregate when threads are
+ * and before a profile is written): with lines, look up pending lines
+ * (aggregate_resolve_lines), then - when no lines are pending - rebuild the aggregate when threads are
  * to be folded, locations merged or a cap is exceeded. force: rebuild
  * anyway (merging whatever can be merged). Every pointer from the
  * read-only views is invalid afterwards. Returns 0 or -ENOMEM (the
  * aggregate is then unchanged and still valid).
  */
-int aggregate_maintain(struct aggregate *a, bool force);
+int aggregate_maintain(struct aggregate *a, bool force, bool lines);
 /* (It spends at most ~10 ms on lines; call again while lines are pending.) */
 
 /* The leaf-address histogram (see struct agg_address), n entries. */
