@@ -302,6 +302,13 @@ static void build_attr(struct sampler *s, unsigned k)
 	a->sample_type = PMUTOP_SAMPLE_TYPE_BASE | PERF_SAMPLE_IDENTIFIER;
 	a->sample_regs_user = PMUTOP_REGS_MASK;
 	a->sample_stack_user = s->cfg.stack_size;
+	/*
+	 * With the stack copy, the kernel's frame-pointer chain too: Go code
+	 * switches stacks, and only this chain, taken at the interrupt, follows
+	 * it back to the goroutine (unwind/gostack.h).
+	 */
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->exclude_callchain_kernel = !s->cfg.kernel;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->exclude_guest = 1;
 	a->inherit = 1;
@@ -318,10 +325,8 @@ static void build_attr(struct sampler *s, unsigned k)
 		a->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 		a->sample_regs_user = 0;
 		a->sample_stack_user = 0;
-		if (s->cfg.stack_mode == SAMPLER_CALLCHAIN) {
-			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-			a->exclude_callchain_kernel = !s->cfg.kernel;
-		}
+		if (s->cfg.stack_mode != SAMPLER_CALLCHAIN)
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
 	}
 	if (s->cfg.wakeup_events) {
 		a->watermark = 0;

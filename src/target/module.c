@@ -42,6 +42,8 @@
 #include "pmutop/target/module.h"
 #include "pmutop/target/safe_open.h"
 
+#include "pmutop/target/gopclntab.h"
+
 #define MAX_BUILD_ID 64 /* bytes; real ones are 8..20 */
 
 struct segment {
@@ -74,6 +76,11 @@ struct module {
 
 	bool has_ehf;
 	uint64_t ehf_vaddr, ehf_size;
+	bool is_go;        /* built by the Go toolchain (.gopclntab / .go.buildinfo) */
+	bool has_gopcln;
+	struct gopclntab_src gosrc; /* where .gopclntab and its companions are */
+	struct gopclntab *gopcln;   /* NULL: none, or unusable (gopcln_err says why) */
+	char gopcln_err[160];
 	uint64_t text_lo, text_hi;
 	uint64_t page_size;
 	char build_id[2 * MAX_BUILD_ID + 1];
@@ -159,6 +166,7 @@ static void module_free(struct module *m)
 		else
 			free(m->image);
 	}
+	gopclntab_free(m->gopcln);
 	free(m->syms);
 	free(m->segs);
 	free(m->path);
@@ -399,13 +407,32 @@ static int parse_sections(struct module *m)
 			dynsym = scn;
 		else if (sh.sh_type == SHT_NOTE && !m->build_id[0])
 			parse_notes(m, elf_getdata(scn, NULL));
-		if (!m->has_ehf && have_names && sh.sh_type == SHT_PROGBITS &&
+		if (have_names && sh.sh_type == SHT_PROGBITS &&
 		    (sh.sh_flags & SHF_ALLOC) && sh.sh_size > 0) {
 			name = elf_strptr(m->elf, shstrndx, sh.sh_name);
-			if (name && strcmp(name, ".eh_frame_hdr") == 0) {
+			if (!name)
+				continue;
+			if (!m->has_ehf && strcmp(name, ".eh_frame_hdr") == 0) {
 				m->has_ehf = true;
 				m->ehf_vaddr = sh.sh_addr;
 				m->ehf_size = sh.sh_size;
+			} else if (!m->has_gopcln && strcmp(name, ".gopclntab") == 0) {
+				m->is_go = m->has_gopcln = true;
+				m->gosrc.vaddr = sh.sh_addr;
+				/* Cut to what the file holds: a truncated file is an input too. */
+				if (sh.sh_offset < m->size) {
+					m->gosrc.data = (const uint8_t *)m->image + sh.sh_offset;
+					m->gosrc.len = m->size - sh.sh_offset < sh.sh_size
+						? m->size - sh.sh_offset : sh.sh_size;
+				}
+			} else if (strcmp(name, ".go.buildinfo") == 0) {
+				m->is_go = true;
+			} else if (strcmp(name, ".text") == 0) {
+				m->gosrc.text_vaddr = sh.sh_addr;
+			} else if (strcmp(name, ".noptrdata") == 0 && sh.sh_offset < m->size) {
+				m->gosrc.mdata = (const uint8_t *)m->image + sh.sh_offset;
+				m->gosrc.mdata_len = m->size - sh.sh_offset < sh.sh_size
+					? m->size - sh.sh_offset : sh.sh_size;
 			}
 		}
 	}
@@ -421,6 +448,19 @@ static int parse_sections(struct module *m)
 			return err;
 	}
 	return 0;
+}
+
+static int gopcln_read(const void *arg, uint64_t vaddr, void *buf, size_t len)
+{
+	return module_read(arg, vaddr, buf, len);
+}
+
+/* Go's function table, when the object has one; a failure is kept as a message. */
+static void open_gopclntab(struct module *m)
+{
+	m->gosrc.read = gopcln_read;
+	m->gosrc.arg = m;
+	m->gopcln = gopclntab_new(&m->gosrc, m->gopcln_err, sizeof(m->gopcln_err));
 }
 
 /*
@@ -442,7 +482,10 @@ static int module_parse(struct module *m)
 	err = parse_phdrs(m);
 	if (err)
 		return err;
-	return parse_sections(m);
+	err = parse_sections(m);
+	if (!err && m->has_gopcln)
+		open_gopclntab(m);
+	return err;
 }
 
 static struct module *module_alloc(const char *path)
@@ -684,6 +727,17 @@ int module_eh_frame_hdr(const struct module *m, uint64_t *vaddr, uint64_t *size)
 	*vaddr = m->ehf_vaddr;
 	*size = m->ehf_size;
 	return 0;
+}
+
+bool module_is_go(const struct module *m)
+{
+	return m && m->is_go;
+}
+
+const struct gopclntab *module_gopclntab(const struct module *m, const char **err)
+{
+	*err = m && m->has_gopcln && !m->gopcln ? m->gopcln_err : NULL;
+	return m ? m->gopcln : NULL;
 }
 
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi)

@@ -25,6 +25,7 @@
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
+#include "pmutop/unwind/gostack.h"
 #include "pmutop/unwind/unwind_fast.h"
 
 /* Exported by libunwind but not declared in its headers. */
@@ -38,6 +39,7 @@ struct unwinder {
 	struct fast_unwinder *fast; /* NULL: libunwind only (PMUTOP_UNWIND=libunwind) */
 	bool verify;                /* PMUTOP_UNWIND_VERIFY=1: run both, compare */
 	bool verbose;               /* =2: and print each difference */
+	unsigned max_stack;         /* kernel.perf_event_max_stack */
 	struct unwind_stats stats;
 };
 
@@ -236,6 +238,7 @@ struct unwinder *unwinder_new(struct maps *maps)
 		return NULL;
 	}
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	u->max_stack = gostack_kernel_max_stack();
 	{
 		const char *mode = getenv("PMUTOP_UNWIND");
 		const char *verify = getenv("PMUTOP_UNWIND_VERIFY");
@@ -271,8 +274,25 @@ void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
 			       uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
+static unsigned cfi_unwind(struct unwinder *u, const struct perf_sample *s,
+			   uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
+
 unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 			 uint64_t *ips, unsigned max, enum unwind_outcome *outcome)
+{
+	unsigned n = cfi_unwind(u, s, ips, max, outcome);
+	bool spliced = false;
+
+	if (u->fast)
+		n = gostack_splice(u->maps, s, u->max_stack, ips, n, max, outcome, &spliced,
+				   fast_unwind_is_root, u->fast);
+	u->stats.go_spliced += spliced;
+	return n;
+}
+
+/* The DWARF CFI walk: the fast path, else (or to verify it) libunwind. */
+static unsigned cfi_unwind(struct unwinder *u, const struct perf_sample *s,
+			   uint64_t *ips, unsigned max, enum unwind_outcome *outcome)
 {
 	unsigned n = 0;
 

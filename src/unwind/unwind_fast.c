@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "pmutop/target/gopclntab.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
@@ -41,6 +42,7 @@ enum rule_kind {
 	RULE_STEP,  /* a normal frame: use cfa/bp fields */
 	RULE_ROOT,  /* the return address is undefined: outermost frame */
 	RULE_NONE,  /* not modelled here: let libunwind do this sample */
+	RULE_SIGNAL, /* addr + 1 is a signal return trampoline: a ucontext follows */
 };
 
 enum bp_rule { BP_SAME, BP_AT_CFA, BP_UNDEF };
@@ -53,6 +55,7 @@ struct rule {
 	uint8_t cfa_reg;   /* DW_RSP or DW_RBP */
 	uint8_t bp;        /* enum bp_rule */
 	uint8_t debug_frame; /* derived from .debug_frame (libunwind cannot check it) */
+	uint8_t go;        /* in Go code (module_is_go) */
 };
 
 struct cfi_entry {
@@ -182,6 +185,64 @@ static bool cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off)
 	return false;
 }
 
+/*
+ * Whether the code at addr is an rt_sigreturn trampoline (`mov $15, %rax;
+ * syscall`: glibc's __restore_rt, Go's runtime.sigreturn__sigaction), the
+ * return address the kernel gives a signal handler. As libunwind and gdb
+ * recognise a signal frame on x86_64.
+ */
+static bool is_sigreturn(const struct mapping *m, uint64_t addr)
+{
+	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	uint8_t b[9];
+
+	return module_read(m->mod, addr - m->bias, b, sizeof(b)) == 0 && !memcmp(b, code, sizeof(b));
+}
+
+/* Offsets in the kernel's rt_sigframe after the return address (struct ucontext, x86_64). */
+#define UC_RBP (40 + 10 * 8)
+#define UC_RSP (40 + 15 * 8)
+#define UC_RIP (40 + 16 * 8)
+
+/*
+ * Go code, from Go's own tables (.gopclntab): with only_top, just whether
+ * vaddr is in a function that starts a stack (goexit, mstart: the root,
+ * as Go's traceback sees it); else the frame from the SP table, for code
+ * without CFI (stripped binaries, assembly): CFA = RSP + spdelta + 8, the
+ * return address below it, and a function with a frame has saved the
+ * caller's RBP right under the return address (Go's amd64 frame layout).
+ * Returns whether it set the rule.
+ */
+static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, bool only_top)
+{
+	const char *err;
+	const struct gopclntab *t = module_gopclntab(m->mod, &err);
+	struct gofunc fn;
+	int32_t sp;
+
+	if (!t || gopclntab_func(t, vaddr, &fn) != 0)
+		return false;
+	/*
+	 * A signal handler's entry is the top of the signal stack for Go's
+	 * traceback; here the walk goes on through the signal frame into the
+	 * interrupted code.
+	 */
+	if (gopclntab_is_top(&fn) && strcmp(fn.name, "runtime.sigtramp") &&
+	    strcmp(fn.name, "runtime.cgoSigtramp")) {
+		r->kind = RULE_ROOT;
+		return true;
+	}
+	if (only_top || gopclntab_spdelta(t, &fn, vaddr, &sp) != 0 || sp < 0 || sp > (1 << 30))
+		return false;
+	r->kind = RULE_STEP;
+	r->cfa_reg = DW_RSP;
+	r->cfa_off = sp + 8;
+	r->bp = sp > 0 ? BP_AT_CFA : BP_SAME;
+	r->bp_off = -16;
+	r->debug_frame = 1; /* libunwind cannot check it */
+	return true;
+}
+
 /* Derive the rule for code address `addr` (already adjusted for callers). */
 static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 {
@@ -198,8 +259,18 @@ static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 	r->kind = RULE_NONE;
 	if (!m || !m->mod || !(cfi = cfi_for(f, m->mod)))
 		return;
-	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame)
+	r->go = module_is_go(m->mod);
+	if (is_sigreturn(m, addr + 1)) {
+		r->kind = RULE_SIGNAL;
 		return;
+	}
+	if (r->go && go_rule(m, addr - m->bias, r, true))
+		return;
+	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame) {
+		if (r->go)
+			go_rule(m, addr - m->bias, r, false);
+		return;
+	}
 	r->debug_frame = debug;
 	ra_reg = dwarf_frame_info(frame, NULL, NULL, &signal);
 	if (ra_reg < 0 || signal)
@@ -300,7 +371,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 		     unsigned max, enum unwind_outcome *outcome)
 {
 	uint64_t sp0, ip, sp, bp;
-	bool bp_known = true;
+	bool bp_known = true, exact = true; /* exact: ip is not a return address */
 	unsigned n = 0;
 
 	/* Only plain user-mode samples with registers; the rest go to libunwind. */
@@ -322,7 +393,36 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			return n;
 		}
 		/* Callers are looked up at the call instruction, not the return address. */
-		r = rule_get(f, n == 1 ? ip : ip - 1);
+		r = rule_get(f, exact ? ip : ip - 1);
+		exact = false;
+		if (r->kind == RULE_SIGNAL) {
+			/* ip is the trampoline; sp the kernel's ucontext: the interrupted registers. */
+			uint64_t uip, usp;
+
+			if (read_word(f, s, sp0, sp + UC_RIP, &uip) ||
+			    read_word(f, s, sp0, sp + UC_RSP, &usp) ||
+			    read_word(f, s, sp0, sp + UC_RBP, &bp)) {
+				*outcome = stack_read_outcome(sp0, sp);
+				return n;
+			}
+			if (!uip) {
+				*outcome = UNWIND_BAD_FRAME;
+				return n;
+			}
+			ips[n++] = ip = uip;
+			sp = usp;
+			bp_known = exact = true;
+			continue;
+		}
+		/*
+		 * Go code without CFI (stripped, or assembly): the kernel's
+		 * frame-pointer chain continues the stack (gostack.h), no need
+		 * for libunwind's guess at the same frame pointers.
+		 */
+		if (r->kind == RULE_NONE && r->go && s->callchain) {
+			*outcome = UNWIND_NO_INFO;
+			return n;
+		}
 		if (r->kind == RULE_NONE)
 			goto fallback;
 		f->last_debug_frame |= r->debug_frame;
@@ -362,6 +462,11 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 fallback:
 	f->fallbacks++;
 	return 0;
+}
+
+bool fast_unwind_is_root(void *arg, uint64_t addr)
+{
+	return rule_get(arg, addr)->kind == RULE_ROOT;
 }
 
 bool fast_unwind_used_debug_frame(const struct fast_unwinder *f)

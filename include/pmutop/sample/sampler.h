@@ -41,7 +41,8 @@ struct sampler_config {
 	bool enable_on_exec;    /* launch mode: start counting at exec */
 	/*
 	 * What a sample carries for unwinding (--unwind): the default, user
-	 * registers + stack_size bytes of stack; the kernel's frame-pointer
+	 * registers + stack_size bytes of stack + the kernel's frame-pointer
+	 * callchain (for Go's stack switches); the kernel's frame-pointer
 	 * callchain (user only unless kernel); or only the IP (the ptrace
 	 * engine reads the stack itself).
 	 */

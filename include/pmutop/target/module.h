@@ -102,6 +102,23 @@ int module_read(const struct module *m, uint64_t vaddr, void *buf, size_t len);
  */
 int module_eh_frame_hdr(const struct module *m, uint64_t *vaddr, uint64_t *size);
 
+/*
+ * Whether the Go toolchain built the object (it has .gopclntab or
+ * .go.buildinfo): Go code keeps frame pointers on amd64 and switches stacks
+ * (goroutine <-> system stack), which the unwinder handles differently.
+ * false for NULL.
+ */
+bool module_is_go(const struct module *m);
+
+/*
+ * Go's function table (.gopclntab: names, lines, SP tables; gopclntab.h),
+ * owned by the module. NULL when there is none; when the object has one
+ * that cannot be read (corrupt, truncated, unknown layout) *err says why,
+ * else *err is NULL.
+ */
+struct gopclntab;
+const struct gopclntab *module_gopclntab(const struct module *m, const char **err);
+
 /* ELF vaddr range [lo, hi) of the executable PT_LOAD segments. */
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi);
 

@@ -61,6 +61,7 @@ struct unwind_stats {
 	uint64_t fast, slow;
 	uint64_t verified, mismatches;
 	uint64_t ref_short;  /* libunwind stopped early where the fast path reached the root */
+	uint64_t go_spliced; /* continued on the kernel's frame-pointer chain (gostack.h) */
 };
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st);
 

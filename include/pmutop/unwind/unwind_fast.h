@@ -44,6 +44,13 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
  */
 bool fast_unwind_used_debug_frame(const struct fast_unwinder *f);
 
+/*
+ * Whether the code at addr (the leaf IP, or a return address minus one)
+ * is the outermost frame of its stack by the cached rules (CFI says the
+ * return address is undefined; Go's goexit/mstart). arg: the fast_unwinder.
+ */
+bool fast_unwind_is_root(void *arg, uint64_t addr);
+
 /* Rules cached and samples given up on, for the summary. */
 void fast_unwinder_stats(const struct fast_unwinder *f, uint64_t *rules, uint64_t *fallbacks);
 
