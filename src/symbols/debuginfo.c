@@ -42,6 +42,7 @@
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
 #include "pmutop/target/safe_open.h"
+#include "pmutop/symbols/gopclntab.h"
 
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
 #define MAX_CHAIN 64  /* inline depth kept at most */
@@ -530,12 +531,13 @@ static struct dmod *module_state(struct debuginfo *d, const struct mapping *map)
 
 bool debuginfo_prepare(struct debuginfo *d, const struct mapping *map)
 {
+	const char *err;
 	struct dmod *dm;
 
 	if (!d || !map || !map->mod)
 		return false;
 	dm = module_state(d, map);
-	return dm && dm->maybe_dwarf;
+	return dm && (dm->maybe_dwarf || module_gopclntab(map->mod, &err));
 }
 
 /* ---- the inline chain ---------------------------------------------------- */
@@ -873,6 +875,7 @@ static int tab_grow(struct debuginfo *d)
 unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64_t addr,
 			  const struct src_line **lines)
 {
+	const char *err;
 	struct src_line tmp[MAX_CHAIN];
 	struct dentry *e;
 	struct dmod *dm;
@@ -883,17 +886,21 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	if (!d || !map || !map->mod)
 		return 0;
 	dm = module_state(d, map);
-	if (!dm || !dm->maybe_dwarf)
+	if (!dm)
 		return 0;
-	load_module(dm);
-	if (!dm->has_dwarf)
+	if (dm->maybe_dwarf)
+		load_module(dm);
+	/* Without DWARF, Go's own table (stripped Go binaries). */
+	if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
 		return 0;
 	vaddr = addr - map->bias;
 	if ((!d->tab || (d->count + 1) * 10 > (d->mask + 1) * 7) && tab_grow(d))
 		return 0;
 	e = slot_of(d, map->mod, vaddr);
 	if (!e->mod) {
-		n = chain_at(d, dm, vaddr, tmp);
+		n = dm->has_dwarf ? chain_at(d, dm, vaddr, tmp) : 0;
+		if (!n)
+			n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
 		e->lines = n ? malloc(n * sizeof(*e->lines)) : NULL;
 		if (n && !e->lines)
 			return 0; /* not cached: ENOMEM now, maybe not later */

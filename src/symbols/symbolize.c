@@ -14,6 +14,7 @@
 
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
+#include "pmutop/symbols/gopclntab.h"
 #include "pmutop/symbols/perfmap.h"
 #include "pmutop/symbols/symbolize.h"
 
@@ -26,8 +27,12 @@ static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *
 	f->func = NULL;
 	f->func_off = 0;
 	f->map = map = maps ? maps_find(maps, addr) : NULL;
-	if (map && map->mod)
+	if (map && map->mod) {
 		f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
+		/* Go binaries without .symtab still have Go's own table. */
+		if (!f->func)
+			f->func = gosym_name(map->mod, addr - map->bias, &f->func_off);
+	}
 	/* JIT code: anonymous (or not yet known) memory named by a perf map. */
 	else if (maps && addr)
 		f->func = perfmap_lookup(maps_perfmap(maps), addr, &f->func_off);
