@@ -116,6 +116,16 @@ static int h_name(struct cli_ctx *c, const struct cli_option *opt, const char *a
 	return 0;
 }
 
+static int h_word(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (!*arg) {
+		snprintf(c->err, c->errlen, "--%s needs a value", opt->name);
+		return -EINVAL;
+	}
+	*OPT_FIELD(c, opt, const char *) = arg;
+	return 0;
+}
+
 /* ---- handlers of one option each ---- */
 
 static int h_pid(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
@@ -374,6 +384,14 @@ static const struct cli_option opts_table[] = {
 	{ "http-max-seconds", 0, "N", h_unsigned, F(http_max_seconds), 1, 86400,
 	  "longest profile a request may ask for (default 300)",
 	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
+	{ "http-token", 0, "TOKEN", h_word, F(http_token), 0, 0,
+	  "require ?token=TOKEN (or Authorization: Bearer TOKEN) of every request; a random "
+	  "one is made when ADDR is not loopback; 'none' turns it off",
+	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
+	{ "http-allow-host", 0, "NAME", h_word, F(http_allow_host), 0, 0,
+	  "also accept requests whose Host header is NAME (default: IP addresses, localhost "
+	  "and this machine's name; others get 403, against DNS rebinding)",
+	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
 	{ "list-events", 0, NULL, h_flag, F(list_events), 0, 0,
 	  "print the events usable on this machine and exit",
 	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
@@ -426,6 +444,10 @@ static int cli_check_outputs(const struct pmutop_opts *o, char *err, size_t errl
 	}
 	if (o->folded_threads && o->format != DUMP_FOLDED) {
 		snprintf(err, errlen, "--folded-threads applies to --format folded");
+		return -EINVAL;
+	}
+	if ((o->http_token || o->http_allow_host) && !o->http) {
+		snprintf(err, errlen, "--http-token and --http-allow-host apply to --http");
 		return -EINVAL;
 	}
 	if (o->http && (o->cmd || !o->pid)) {

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -57,6 +58,7 @@
 #include "pmutop/frontend/cli.h"
 #include "pmutop/sample/events.h"
 #include "pmutop/profile/pprof.h"
+#include "pmutop/profile/term_text.h"
 #include "pmutop/target/proc.h"
 #include "pmutop/frontend/session.h"
 
@@ -64,6 +66,9 @@
 #define POLL_MS 100           /* how often a worker checks its client and `stopping` */
 #define DEFAULT_SECONDS 30
 #define MAX_CONNECTIONS 32
+#define MAX_PER_IP 8          /* one client cannot hold every connection */
+#define IDLE_SECONDS 30       /* an idle keep-alive connection is closed after this */
+#define PTRACE_MIN_PERIOD_NS 1000000ULL /* --unwind=ptrace: at most ~1000 stops/s per thread */
 
 struct slot {
 	bool busy;
@@ -80,6 +85,8 @@ struct server {
 	atomic_bool stopping;
 	int wake[2];              /* worker → main: a session read a signal */
 	char events_list[2048];   /* events that open here, for the index page */
+	char token[80];           /* required of every request when non-empty */
+	char hostname[256];       /* this machine's name: an allowed Host */
 };
 
 /* What one request did, for its log line. */
@@ -212,16 +219,92 @@ bad:
 	return -EINVAL;
 }
 
+/* Whether s is an IPv4 address or a bracketed IPv6 one (no DNS involved). */
+static bool ip_literal(const char *s, size_t n)
+{
+	char buf[INET6_ADDRSTRLEN + 2];
+	unsigned char bin[16];
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	if (s[0] == '[') {
+		if (n < 3 || s[n - 1] != ']')
+			return false;
+		memcpy(buf, s + 1, n - 2);
+		buf[n - 2] = '\0';
+		return inet_pton(AF_INET6, buf, bin) == 1;
+	}
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return inet_pton(AF_INET, buf, bin) == 1;
+}
+
+int http_check_host(const char *host, const char *hostname, const char *allow,
+		    char *err, size_t errlen)
+{
+	const char *colon;
+	size_t n;
+
+	if (!host) /* HTTP/1.0 without Host: not a browser */
+		return 0;
+	/* Strip the port: the last ':' after any ']'. */
+	colon = strrchr(host, ':');
+	if (colon && strchr(host, ']') > colon)
+		colon = NULL;
+	n = colon ? (size_t)(colon - host) : strlen(host);
+	if (ip_literal(host, n))
+		return 0;
+	if ((n == 9 && !strncasecmp(host, "localhost", 9)) ||
+	    (n > 10 && !strncasecmp(host + n - 10, ".localhost", 10)))
+		return 0;
+	if (hostname && *hostname && strlen(hostname) == n && !strncasecmp(host, hostname, n))
+		return 0;
+	if (allow && *allow && strlen(allow) == n && !strncasecmp(host, allow, n))
+		return 0;
+	snprintf(err, errlen, "Host \"%.*s\" not allowed: use an IP address, localhost or "
+		 "this machine's name, or start pmutop with --http-allow-host NAME (a web page "
+		 "must not reach this server through its own DNS name)", (int)(n > 200 ? 200 : n), host);
+	return -EPERM;
+}
+
+char *http_html_escape(const char *s)
+{
+	size_t n = 0;
+	char *out, *o;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '&' ? 5 : *p == '<' || *p == '>' ? 4 : *p == '"' || *p == '\'' ? 6 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': memcpy(o, "&amp;", 5); o += 5; break;
+		case '<': memcpy(o, "&lt;", 4); o += 4; break;
+		case '>': memcpy(o, "&gt;", 4); o += 4; break;
+		case '"': memcpy(o, "&quot;", 6); o += 6; break;
+		case '\'': memcpy(o, "&#x27;", 6); o += 6; break;
+		default: *o++ = *p < 0x20 || *p == 0x7f ? '?' : (char)*p; break;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 /* ---- responses and logging ------------------------------------------------ */
 
 static void log_request(const struct reqlog *rl, unsigned status, size_t bytes)
 {
 	struct timespec ts;
+	char target[sizeof(rl->target) * 2];
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* The URL is the client's, decoded: no raw escape sequences on our terminal. */
+	term_text(rl->target, target, sizeof(target));
 	flockfile(stderr);
 	fprintf(stderr, "pmutop: http: %s \"GET %s\" %u %zu bytes %.2f s%s%s\n", rl->client,
-		rl->target, status, bytes,
+		target, status, bytes,
 		(double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - rl->start,
 		rl->note[0] ? ": " : "", rl->note);
 	funlockfile(stderr);
@@ -327,8 +410,8 @@ static bool target_alive(const struct server *sv)
 
 static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, struct reqlog *rl)
 {
-	char *body = NULL;
-	int n = asprintf(&body,
+	char *body = NULL, *cmd = http_html_escape(sv->cmdline);
+	int n = !cmd ? -1 : asprintf(&body,
 		"<html><head><title>/debug/pprof/</title></head><body>\n"
 		"<p>/debug/pprof/ - pmutop %s, PMU sampling profiles of pid %d (%s)</p>\n"
 		"<table>\n"
@@ -346,9 +429,10 @@ static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, s
 		"<p>Example: <code>go tool pprof http://HOST:PORT/debug/pprof/profile?seconds=5&amp;"
 		"event=task-clock</code></p>\n"
 		"</body></html>\n",
-		PMUTOP_VERSION, (int)sv->pid, sv->cmdline, DEFAULT_SECONDS, DEFAULT_SECONDS,
+		PMUTOP_VERSION, (int)sv->pid, cmd, DEFAULT_SECONDS, DEFAULT_SECONDS,
 		sv->o->http_max_seconds, sv->events_list);
 
+	free(cmd);
 	if (n < 0)
 		return respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", 0);
 	return respond(c, rl, MHD_HTTP_OK, "text/html; charset=utf-8", body, (size_t)n, true, 0,
@@ -453,6 +537,23 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period"),
 		    sv->o->http_max_seconds, &rq, err, sizeof(err)))
 		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST, err, 0);
+	/*
+	 * The ptrace engine stops the target for every sample: a tiny period
+	 * would keep it stopped. At least 1 ms of time (nanosecond events) or
+	 * a preset-sized count: the engine's per-thread bound does the rest.
+	 */
+	if (sv->o->unwind == UNWIND_ENGINE_PTRACE && rq.period) {
+		uint64_t min = !rq.event_given || !rq.event.unit ||
+			       !strcmp(rq.event.unit, "nanoseconds") ? PTRACE_MIN_PERIOD_NS
+			       : rq.event.preset_period / 10 ? rq.event.preset_period / 10 : 1;
+
+		if (rq.period < min) {
+			snprintf(err, sizeof(err), "period %llu is too small for --unwind=ptrace (it "
+				 "stops the target per sample): at least %llu for %s",
+				 (unsigned long long)rq.period, (unsigned long long)min, rq.event.name);
+			return respond_text(c, rl, MHD_HTTP_BAD_REQUEST, err, 0);
+		}
+	}
 	/* Say "not here" now, not after `seconds` of nothing. */
 	if (rq.event_given && (r = events_probe(&rq.event, sv->o->kernel)) != 0) {
 		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
@@ -527,6 +628,23 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	return ret;
 }
 
+/* Constant-time comparison of the request's token with ours. */
+static bool token_ok(const struct server *sv, struct MHD_Connection *c)
+{
+	const char *got = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	size_t n = strlen(sv->token), i;
+	unsigned char diff = 0;
+
+	if (!got && auth && !strncasecmp(auth, "Bearer ", 7))
+		got = auth + 7;
+	if (!got || strlen(got) != n)
+		return false;
+	for (i = 0; i < n; i++)
+		diff |= (unsigned char)(got[i] ^ sv->token[i]);
+	return diff == 0;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
@@ -547,6 +665,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	describe_request(c, url, &rl);
+	{
+		char why[512];
+
+		if (http_check_host(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+				    sv->hostname, sv->o->http_allow_host, why, sizeof(why)))
+			return respond_text(c, &rl, MHD_HTTP_FORBIDDEN, why, 0);
+		if (sv->token[0] && !token_ok(sv, c))
+			return respond_text(c, &rl, MHD_HTTP_UNAUTHORIZED,
+					    "missing or wrong token: add ?token=TOKEN (printed when "
+					    "pmutop started) or Authorization: Bearer TOKEN", 0);
+	}
 	head = !strcmp(method, "HEAD");
 	if (strcmp(method, "GET") && !head)
 		return respond_text(c, &rl, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is supported", 0);
@@ -590,6 +719,52 @@ static void list_events(struct server *sv)
 	}
 	if (!l)
 		snprintf(sv->events_list, sizeof(sv->events_list), "(none opens here)");
+}
+
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/*
+ * The token every request must carry: --http-token's, else (not loopback:
+ * anyone on the network could read the target's code addresses, names and
+ * command line, and stop it under --unwind=ptrace) a random one, like
+ * Jupyter's. "none" turns it off, with a warning.
+ */
+static int setup_token(struct server *sv, const struct sockaddr_storage *ss)
+{
+	const char *t = sv->o->http_token;
+	unsigned char rnd[16];
+
+	if (t && !strcmp(t, "none")) {
+		if (!is_loopback(ss))
+			fprintf(stderr, "pmutop: WARNING: --http on a non-loopback address without a "
+				"token: anyone who can reach it can profile pid %d\n", (int)sv->pid);
+		return 0;
+	}
+	if (t) {
+		if (strlen(t) >= sizeof(sv->token) || strlen(t) < 8) {
+			fprintf(stderr, "pmutop: --http-token must have 8 to %zu characters\n",
+				sizeof(sv->token) - 1);
+			return -EINVAL;
+		}
+		snprintf(sv->token, sizeof(sv->token), "%s", t);
+		return 0;
+	}
+	if (is_loopback(ss))
+		return 0;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		fprintf(stderr, "pmutop: cannot make an HTTP token: %s\n", strerror(errno));
+		return -EIO;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(sv->token + 2 * i, 3, "%02x", rnd[i]);
+	fprintf(stderr, "pmutop: WARNING: --http listens beyond loopback: every request needs "
+		"?token=%s (or --http-token)\n", sv->token);
+	return 0;
 }
 
 static void addr_text(const struct sockaddr_storage *ss, unsigned port, char *buf, size_t len)
@@ -636,6 +811,10 @@ int http_serve(const struct pmutop_opts *o)
 	}
 	proc_cmdline(sv->pid, sv->cmdline, sizeof(sv->cmdline));
 	list_events(sv);
+	if (gethostname(sv->hostname, sizeof(sv->hostname)) != 0)
+		sv->hostname[0] = '\0';
+	if (setup_token(sv, &ss) != 0)
+		goto out;
 
 	/* Before any thread exists, so that all of them inherit it (see the header). */
 	sigemptyset(&mask);
@@ -660,7 +839,8 @@ int http_serve(const struct pmutop_opts *o)
 	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, sv,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-			     MHD_OPTION_CONNECTION_TIMEOUT, o->http_max_seconds + 60u,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_IP,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_SECONDS,
 			     MHD_OPTION_END);
 	if (!d) {
 		addr_text(&ss, port, where, sizeof(where));
@@ -672,8 +852,11 @@ int http_serve(const struct pmutop_opts *o)
 	if (di && di->port)
 		port = di->port;
 	addr_text(&ss, port, where, sizeof(where));
+	char cmdtext[sizeof(sv->cmdline) * 2];
+
 	fprintf(stderr, "pmutop: serving profiles of pid %d (%s) at http://%s/debug/pprof/ "
-		"(profile?seconds=N&event=E&period=P, at most %u s)\n", (int)sv->pid, sv->cmdline,
+		"(profile?seconds=N&event=E&period=P, at most %u s)\n", (int)sv->pid,
+		term_text(sv->cmdline, cmdtext, sizeof(cmdtext)),
 		where, o->http_max_seconds);
 
 	for (;;) {

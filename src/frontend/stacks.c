@@ -17,6 +17,7 @@
  * killed outright, the kernel detaches the thread it held.
  */
 #include "pmutop/frontend/stacks.h"
+#include "pmutop/profile/term_text.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -274,7 +275,7 @@ static void print_name(FILE *out, const char *sym)
 {
 	char *d = demangle(sym);
 
-	fputs(d ? d : sym, out);
+	term_fputs(d ? d : sym, out);
 	free(d);
 }
 
@@ -285,7 +286,9 @@ static void print_src(FILE *out, const struct src_line *l)
 	if (!l->file || !l->line)
 		return;
 	b = strrchr(l->file, '/');
-	fprintf(out, " at %s:%u", b ? b + 1 : l->file, l->line);
+	fputs(" at ", out);
+	term_fputs(b ? b + 1 : l->file, out);
+	fprintf(out, ":%u", l->line);
 }
 
 static void json_name(FILE *out, const char *sym)
@@ -310,14 +313,18 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 {
 	char buf[256];
 
-	fprintf(out, "Process %d: %s\n", (int)pid, cmdline);
+	/* Names, paths and the command line are the target's: escape them. */
+	fprintf(out, "Process %d: ", (int)pid);
+	term_fputs(cmdline, out);
+	fputc('\n', out);
 	for (size_t i = 0; i < n; i++) {
 		const struct st_thread *th = &ts[i];
 
 		if (th->gone)
 			continue;
-		fprintf(out, "\nThread %d \"%s\" (%c: %s)\n", (int)th->tid, th->name, th->state,
-			pt_state_name(th->state));
+		fprintf(out, "\nThread %d \"", (int)th->tid);
+		term_fputs(th->name, out);
+		fprintf(out, "\" (%c: %s)\n", th->state, pt_state_name(th->state));
 		if (th->error[0]) {
 			fprintf(out, "    (%s)\n", th->error);
 			continue;
@@ -331,13 +338,17 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 			for (unsigned j = 0; j + 1 < f->nsrc; j++) {
 				fprintf(out, "    %-4s %18s ", "", "(inlined)");
 				print_name(out, f->src[j].func ? f->src[j].func : "?");
-				fprintf(out, " (%s)", module_name(&f->f));
+				fputs(" (", out);
+				term_fputs(module_name(&f->f), out);
+				fputc(')', out);
 				print_src(out, &f->src[j]);
 				fputc('\n', out);
 			}
 			fprintf(out, "    #%-3u 0x%016" PRIx64 " ", k, f->ip);
 			print_name(out, fn);
-			fprintf(out, " (%s)", module_name(&f->f));
+			fputs(" (", out);
+			term_fputs(module_name(&f->f), out);
+			fputc(')', out);
 			if (f->nsrc)
 				print_src(out, &f->src[f->nsrc - 1]);
 			fputc('\n', out);

@@ -9,6 +9,7 @@
  * outputs column by column.
  */
 #include "pmutop/profile/table.h"
+#include "pmutop/profile/term_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -432,6 +433,8 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 				fprintf(out, " %*s", x.rwidth[k],
 					ratio_format(&x.ratios[k], r->ev_flat, v1, sizeof(v1)));
 		}
-		fprintf(out, "  %s\n", r->name);
+		fputs("  ", out);
+		term_fputs(r->name, out); /* a target's symbol may hold escape sequences */
+		fputc('\n', out);
 	}
 }

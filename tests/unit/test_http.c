@@ -12,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "pmutop/frontend/http_server.h"
+#include "pmutop/profile/term_text.h"
 
 static void test_query_defaults(void **state)
 {
@@ -128,6 +130,59 @@ static void test_listen(void **state)
 	assert_non_null(strstr(err, "1.2.3.4.5"));
 }
 
+/* DNS rebinding: only names that cannot be a web page's own pass. */
+static void test_host_check(void **state)
+{
+	char err[512];
+
+	(void)state;
+	assert_int_equal(http_check_host(NULL, "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("127.0.0.1:6060", "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("10.1.2.3", "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("[::1]:6060", "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("LocalHost:1", "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("a.localhost", "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("box:6060", "box", NULL, err, sizeof(err)), 0);
+	assert_int_equal(http_check_host("prof.example:80", "box", "prof.example", err,
+					 sizeof(err)), 0);
+	assert_int_equal(http_check_host("attacker.example", "box", NULL, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "attacker.example"));
+	assert_non_null(strstr(err, "--http-allow-host"));
+	assert_int_equal(http_check_host("localhost.attacker.example", "box", NULL, err,
+					 sizeof(err)), -EPERM);
+	assert_int_equal(http_check_host("127.0.0.1.nip.io", "box", NULL, err, sizeof(err)), -EPERM);
+	assert_int_equal(http_check_host("[::1", "box", NULL, err, sizeof(err)), -EPERM);
+	assert_int_equal(http_check_host("", "box", NULL, err, sizeof(err)), -EPERM);
+	assert_int_equal(http_check_host("boxy", "box", NULL, err, sizeof(err)), -EPERM);
+}
+
+static void test_html_escape(void **state)
+{
+	char *e = http_html_escape("a<script>alert('x')</script>&\"\x1b[2J");
+
+	(void)state;
+	assert_non_null(e);
+	assert_string_equal(e, "a&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&amp;&quot;?[2J");
+	free(e);
+}
+
+static void test_term_text(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(term_text("ok", buf, sizeof(buf)), "ok");
+	assert_string_equal(term_text("\x1b]0;owned\x07", buf, sizeof(buf)), "\\x1b]0;owned\\x07");
+	assert_string_equal(term_text("a\\b", buf, sizeof(buf)), "a\\\\b");
+	/* UTF-8 stays, C1 controls (UTF-8 or raw) do not. */
+	assert_string_equal(term_text("f\xc3\xbc\xe2\x82\xac", buf, sizeof(buf)), "f\xc3\xbc\xe2\x82\xac");
+	assert_string_equal(term_text("\xc2\x9b" "1m", buf, sizeof(buf)), "\\x9b1m");
+	assert_string_equal(term_text("\x9b" "1m", buf, sizeof(buf)), "\\x9b1m");
+	/* Cut at a whole piece, never inside an escape. */
+	assert_string_equal(term_text("ab\x1b", buf, 5), "ab");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +190,9 @@ int main(void)
 		cmocka_unit_test(test_query_values),
 		cmocka_unit_test(test_query_bad),
 		cmocka_unit_test(test_listen),
+		cmocka_unit_test(test_host_check),
+		cmocka_unit_test(test_html_escape),
+		cmocka_unit_test(test_term_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

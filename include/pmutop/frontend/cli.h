@@ -64,6 +64,8 @@ struct pmutop_opts {
 	bool folded_threads;     /* --folded-threads: thread name as the root frame */
 	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */
 	unsigned http_max_seconds; /* --http-max-seconds: cap on ?seconds= (default 300) */
+	const char *http_token;  /* --http-token T|none: required of every request (see http_server.c) */
+	const char *http_allow_host; /* --http-allow-host NAME: a Host header name to accept */
 };
 
 /* What pmutop does with the parsed options (see cli_mode()). */

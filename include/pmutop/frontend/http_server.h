@@ -57,6 +57,18 @@ int http_parse_profile_query(const char *seconds, const char *event, const char 
  * address says so, e.g. 0.0.0.0:6060). HOST may be a name ("localhost").
  * Returns 0 or -EINVAL with err filled.
  */
+/*
+ * Whether a request's Host header (NULL: none) may be served: IP literals,
+ * localhost (and *.localhost), hostname (this machine's), allow (may be
+ * NULL). Anything else is a DNS name a web page may have pointed at us
+ * (DNS rebinding): -EPERM with the reason in err.
+ */
+int http_check_host(const char *host, const char *hostname, const char *allow,
+		    char *err, size_t errlen);
+
+/* s with & < > " ' as HTML entities and control characters as '?'; malloc'd, NULL on ENOMEM. */
+char *http_html_escape(const char *s);
+
 int http_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen,
 		      char *err, size_t errlen);
 
