@@ -897,6 +897,15 @@ int http_serve(const struct pmutop_opts *o)
 	rc = 0;
 	atomic_store(&sv->stopping, true);
 	MHD_stop_daemon(d); /* joins the connection threads: they notice `stopping` */
+	/*
+	 * Stopped cleanly: keep SIGINT/SIGTERM/SIGHUP blocked until pmutop
+	 * exits. A stop signal often comes twice (timeout(1) sends it to its
+	 * child and then to its process group; a shell's Ctrl-C reaches every
+	 * process of the job): restoring the mask here delivered the pending
+	 * second one with its default action and pmutop died by it (exit 143)
+	 * after a clean stop. Blocked signals die with the process.
+	 */
+	goto out;
 restore:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 out:

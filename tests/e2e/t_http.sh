@@ -15,7 +15,8 @@
 #     Retry-After, one for another event runs at the same time;
 #   - a client that disconnects mid-profile frees its event within a
 #     second and the server keeps serving;
-#   - SIGTERM stops the server (status 0); a server whose target exits
+#   - SIGTERM stops the server (status 0), also when it comes twice in a
+#     burst as timeout(1) sends it; a server whose target exits
 #     stops by itself; an unparsable address is refused with status 2.
 source "$(dirname "$0")/lib.sh"
 e2e_init
@@ -127,6 +128,20 @@ wait_gone "$SRV" 5 || fail "the server did not stop within 5 s of SIGTERM"
 wait "$SRV"
 rc=$?
 (( rc == 0 )) || fail "server exit status after SIGTERM: $rc"
+
+# SIGTERM twice in a burst, as timeout(1) sends it (to its child, then to
+# its group): the second one, pending while the server stops, must not kill
+# pmutop after a clean stop (it did: exit 143, about one run in three).
+for i in 1 2 3 4 5 6; do
+	"$PMUTOP" --http 127.0.0.1:0 -p "$WL" 2>dbl$i.err &
+	pm=$!
+	for _ in $(seq 100); do grep -q "serving profiles" dbl$i.err && break; sleep 0.05; done
+	kill -TERM "$pm"; kill -TERM "$pm" 2>/dev/null
+	wait "$pm"
+	rc=$?
+	(( rc == 0 )) || { show dbl$i.err; fail "two SIGTERMs in a burst: server exit status $rc (run $i)"; }
+done
+info "two SIGTERMs in a burst: exit 0 in 6 runs"
 
 # A server whose target exits stops by itself.
 start_bg "$W/shares" 2
