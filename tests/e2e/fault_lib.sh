@@ -54,12 +54,8 @@ pm_wait_sampling() {
 
 # pm_perf_fds: number of perf_event fds $PM holds.
 pm_perf_fds() {
-	local f n=0
-
-	for f in /proc/"$PM"/fd/*; do
-		[[ $(readlink "$f" 2>/dev/null) == 'anon_inode:[perf_event]' ]] && n=$((n + 1))
-	done
-	echo "$n"
+	# One process, not a readlink per fd: cheap enough on a loaded machine.
+	find /proc/"$PM"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l
 }
 
 # pm_fds: number of open fds of $PM (0 when it is gone).

@@ -16,7 +16,8 @@
 #                pmutop attaches: section headers and symbols are garbage;
 #   shrinks    - cut while pmutop runs, after it mapped and parsed the file
 #                (reading the pages it kept raises SIGBUS: pmutop must not
-#                die of it).
+#                die of it); pmutop runs until SIGINT, so that seeing it
+#                attached cannot race against the end of its --duration.
 # Each: pmutop exits 0, the target is alive, the profile is readable and its
 # hot leaf is in libfat.so (named libhot_spin, or libfat.so+0xOFF).
 source "$(dirname "$0")/lib.sh"
@@ -85,11 +86,16 @@ check garbage
 
 info "== truncated while pmutop runs"
 start_target "$T/shrinks"
-pm_start shrinks -e task-clock --period 500000 --duration "$DUR" --dump "$T/shrinks/shrinks.pb.gz" -p "$TGT"
-pm_wait_sampling || problem "shrinks: pmutop did not attach"
+# No --duration: pmutop samples until SIGINT, so seeing it attached does not
+# race against its end (with --duration 1.5, a loaded ASan run could attach,
+# sample and exit between two looks at its fds: "did not attach").
+pm_start shrinks -e task-clock --period 500000 --dump "$T/shrinks/shrinks.pb.gz" -p "$TGT"
+pm_wait_sampling 30 || problem "shrinks: pmutop did not attach"
 sleep 0.3
 truncate -s "$cut" "$T/shrinks/libfat.so"
 info "truncated to $cut bytes while pmutop samples"
+sleep "$DUR"
+kill -INT "$PM" 2>/dev/null
 pm_finish 20
 check shrinks
 [[ $RC != 135 ]] || info "(status 135 = SIGBUS: pmutop read a page of the file past its new end)"
