@@ -30,6 +30,7 @@
 #include "pmutop/frontend/cli.h"
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/demangle.h"
+#include "pmutop/profile/json.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
@@ -73,73 +74,6 @@ struct ctx {
 };
 
 /* ---- JSON ---- */
-
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* No overlong forms, surrogates or values past U+10FFFF. */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-void stacks_json_string(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-
-	fputc('"', out);
-	while (*s) {
-		int n;
-
-		switch (*s) {
-		case '"': fputs("\\\"", out); s++; continue;
-		case '\\': fputs("\\\\", out); s++; continue;
-		case '\n': fputs("\\n", out); s++; continue;
-		case '\r': fputs("\\r", out); s++; continue;
-		case '\t': fputs("\\t", out); s++; continue;
-		case '\b': fputs("\\b", out); s++; continue;
-		case '\f': fputs("\\f", out); s++; continue;
-		default: break;
-		}
-		if (*s < 0x20 || *s == 0x7f) {
-			fprintf(out, "\\u%04x", *s);
-			s++;
-			continue;
-		}
-		n = utf8_len(s);
-		if (!n) {
-			fputs("\\ufffd", out); /* not UTF-8: JSON text must be */
-			s++;
-			continue;
-		}
-		fwrite(s, 1, (size_t)n, out);
-		s += n;
-	}
-	fputc('"', out);
-}
 
 /* ---- looking at one thread ---- */
 
@@ -295,7 +229,7 @@ static void json_name(FILE *out, const char *sym)
 {
 	char *d = demangle(sym);
 
-	stacks_json_string(out, d ? d : sym);
+	json_write_string(out, d ? d : sym);
 	free(d);
 }
 
@@ -304,7 +238,7 @@ static void json_src(FILE *out, const struct src_line *l)
 	if (!l->file || !l->line)
 		return;
 	fprintf(out, ",\"file\":");
-	stacks_json_string(out, l->file);
+	json_write_string(out, l->file);
 	fprintf(out, ",\"line\":%u", l->line);
 }
 
@@ -365,7 +299,7 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const struct s
 	bool first = true;
 
 	fprintf(out, "{\"pid\":%d,\"command\":", (int)pid);
-	stacks_json_string(out, cmdline);
+	json_write_string(out, cmdline);
 	fprintf(out, ",\"threads\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct st_thread *th = &ts[i];
@@ -374,20 +308,20 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const struct s
 			continue;
 		fprintf(out, "%s\n {\"tid\":%d,\"name\":", first ? "" : ",", (int)th->tid);
 		first = false;
-		stacks_json_string(out, th->name);
+		json_write_string(out, th->name);
 		st[0] = th->state;
 		fprintf(out, ",\"state\":");
-		stacks_json_string(out, st);
+		json_write_string(out, st);
 		fprintf(out, ",\"state_name\":");
-		stacks_json_string(out, pt_state_name(th->state));
+		json_write_string(out, pt_state_name(th->state));
 		if (th->error[0]) {
 			fprintf(out, ",\"error\":");
-			stacks_json_string(out, th->error);
+			json_write_string(out, th->error);
 			fprintf(out, ",\"frames\":[]}");
 			continue;
 		}
 		fprintf(out, ",\"unwind\":");
-		stacks_json_string(out, unwind_outcome_name(th->outcome));
+		json_write_string(out, unwind_outcome_name(th->outcome));
 		fprintf(out, ",\"frames\":[");
 		for (unsigned k = 0; k < th->nframes; k++) {
 			const struct st_frame *f = &th->frames[k];
@@ -399,11 +333,11 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const struct s
 				fprintf(out, ",\"offset\":%" PRIu64, f->f.func_off);
 			} else {
 				fprintf(out, "null,\"fallback\":");
-				stacks_json_string(out, symbolize_fallback_name(&f->f, buf, sizeof(buf)));
+				json_write_string(out, symbolize_fallback_name(&f->f, buf, sizeof(buf)));
 			}
 			fprintf(out, ",\"module\":");
 			if (f->f.map)
-				stacks_json_string(out, f->f.map->path);
+				json_write_string(out, f->f.map->path);
 			else
 				fprintf(out, "null");
 			if (f->nsrc)

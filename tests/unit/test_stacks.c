@@ -18,6 +18,7 @@
 
 #include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/stacks.h"
+#include "pmutop/profile/json.h"
 
 
 static void unwind_engines(void **state)
@@ -57,7 +58,7 @@ static void stacks_options(void **state)
 	assert_int_equal(parse(&o, "--stacks", NULL), -EINVAL);
 }
 
-/* stacks_json_string(s) as a malloc'd string. */
+/* json_write_string(s) as a malloc'd string. */
 static char *json(const char *s)
 {
 	char *buf = NULL;
@@ -65,7 +66,7 @@ static char *json(const char *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	stacks_json_string(f, s);
+	json_write_string(f, s);
 	fclose(f);
 	return buf;
 }

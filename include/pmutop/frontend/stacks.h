@@ -23,7 +23,4 @@ struct pmutop_opts;
  */
 int stacks_run(const struct pmutop_opts *opts);
 
-/* Write s as a JSON string literal (quotes included, escapes per RFC 8259). */
-void stacks_json_string(FILE *out, const char *s);
-
 #endif
