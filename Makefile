@@ -40,7 +40,11 @@ PROTO_H  := $(BUILD)/proto/profile.pb-c.h
 # One folder per pipeline stage (ARCHITECTURE.md); src/main.c is the entry point.
 STAGES   := target sample unwind symbols profile frontend
 LIB_SRC  := $(foreach s,$(STAGES),$(wildcard src/$(s)/*.c)) $(wildcard ui/*.c)
-LIB_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(BUILD)/proto/profile.pb-c.o
+# Assembly sources embed files with .incbin (the flame graph page, ui/web/).
+LIB_ASM  := $(foreach s,$(STAGES),$(wildcard src/$(s)/*.S))
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC)) $(patsubst %.S,$(BUILD)/%.o,$(LIB_ASM)) \
+            $(BUILD)/proto/profile.pb-c.o
+WEB_FILES := $(wildcard ui/web/*)
 LIB      := $(BUILD)/libpmutop.a
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -83,6 +87,13 @@ $(BUILD)/%.o: %.c $(PROTO_H)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# .incbin'd files are not in -MMD's list: name them here.
+$(BUILD)/src/profile/flame_assets.o: $(WEB_FILES)
+$(BUILD)/%.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $@"
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
