@@ -27,6 +27,7 @@ PKGS=(
 	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
 	golang-go                            # go tool pprof reads our profiles in e2e tests
 	linux-perf                           # perf, to cross-check workloads
+	chromium nodejs                      # the flame graph page in a real browser (t_flame_*.sh)
 )
 
 case "${1:-}" in
@@ -45,8 +46,23 @@ for p in "${PKGS[@]}"; do
 		missing+=("$p")
 	fi
 done
+# Debian's nodejs comes without npm; NodeSource's nodejs package includes it.
+if [[ -z ${1:-} ]] && ! command -v npm >/dev/null 2>&1; then
+	missing+=(npm)
+fi
+
+# playwright-core (tests/web/package.json, pinned by its lock file) drives
+# Debian's chromium; it downloads no browser. Local to the tree: no root.
+web_deps() {
+	local web
+	web=$(cd "$(dirname "${BASH_SOURCE[0]}")/web" && pwd)
+	[[ -z ${1:-} && ! -d $web/node_modules/playwright-core ]] || return 0
+	echo "install-deps: npm ci in $web (playwright-core)" >&2
+	(cd "$web" && npm ci --no-audit --no-fund --loglevel=error >&2)
+}
 
 if (( ${#missing[@]} == 0 )); then
+	web_deps "${1:-}"
 	exit 0
 fi
 
@@ -60,3 +76,4 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 apt-get update
 DEBIAN_FRONTEND=noninteractive $cmd
+web_deps "${1:-}"

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pmutop/frontend/cli_doc.h"
 
@@ -232,10 +233,14 @@ static int h_format(struct cli_ctx *c, const struct cli_option *opt, const char 
 		c->o->format = DUMP_PPROF;
 	} else if (!strcmp(arg, "folded") || !strcmp(arg, "collapsed")) {
 		c->o->format = DUMP_FOLDED;
+	} else if (!strcmp(arg, "html")) {
+		c->o->format = DUMP_HTML;
 	} else {
-		snprintf(c->err, c->errlen, "invalid format \"%s\" (expected pprof or folded)", arg);
+		snprintf(c->err, c->errlen, "invalid format \"%s\" (expected pprof, folded or html)",
+			 arg);
 		return -EINVAL;
 	}
+	c->o->format_given = true;
 	return 0;
 }
 
@@ -319,15 +324,22 @@ static const struct cli_option opts_table[] = {
 	  "also sample in kernel mode (needs perf_event_paranoid<=1)",
 	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
 	{ "dump", 0, "FILE", h_file, F(dump), 0, 0,
-	  "write a gzip-compressed pprof profile to FILE",
+	  "write the profile to FILE, in the format its name ends with: .pb.gz / .pprof "
+	  "(gzip-compressed pprof; also a name without extension), .html (a flame graph "
+	  "page), .folded (collapsed stacks); - is stdout (pprof unless --format says)",
 	  CLI_GROUP_OUTPUT, CLI_COMPLETE_FILE, NULL },
 	{ "dump-split", 0, NULL, h_flag, F(dump_split), 0, 0,
 	  "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)",
 	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
 	{ "format", 0, "FMT", h_format, 0, 0, 0,
-	  "what --dump writes: pprof (default) or folded (collapsed stacks: flamegraph.pl, "
-	  "inferno, speedscope)",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_CHOICES, "pprof folded" },
+	  "what --dump writes, whatever its name: pprof, folded (collapsed stacks: "
+	  "flamegraph.pl, inferno, speedscope) or html (a self-contained flame graph page)",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_CHOICES, "pprof folded html" },
+	{ "diff-base", 0, "OLD", h_file, F(diff_base), 0, 0,
+	  "with an html --dump: a differential flame graph, widths from this profile, "
+	  "red/blue by each frame's growth/shrink since the saved profile OLD (as "
+	  "pprof -diff_base)",
+	  CLI_GROUP_OUTPUT, CLI_COMPLETE_FILE, NULL },
 	{ "folded-threads", 0, NULL, h_flag, F(folded_threads), 0, 0,
 	  "with --format folded: thread name as the root frame",
 	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
@@ -417,9 +429,66 @@ const struct cli_option *cli_option_at(size_t i)
 	return i < NOPTS ? &opts_table[i] : NULL;
 }
 
-/* Conflicts of --format, --folded-threads and --http with the rest. */
-static int cli_check_outputs(const struct pmutop_opts *o, char *err, size_t errlen)
+/* Formats by the end of --dump's file name; the first match wins. */
+static const struct {
+	const char *ext;
+	enum dump_format format;
+} dump_exts[] = {
+	{ ".pb.gz", DUMP_PPROF }, { ".pprof", DUMP_PPROF }, { ".prof", DUMP_PPROF },
+	{ ".pb", DUMP_PPROF }, { ".gz", DUMP_PPROF },
+	{ ".html", DUMP_HTML }, { ".htm", DUMP_HTML },
+	{ ".folded", DUMP_FOLDED }, { ".collapsed", DUMP_FOLDED },
+};
+
+int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen)
 {
+	const char *base = strrchr(path, '/'), *dot;
+	size_t plen = strlen(path);
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(dump_exts) / sizeof(dump_exts[0]); i++) {
+		size_t el = strlen(dump_exts[i].ext);
+
+		if (plen > el && path + plen - el > base &&
+		    !strcasecmp(path + plen - el, dump_exts[i].ext)) {
+			*fmt = dump_exts[i].format;
+			return 0;
+		}
+	}
+	dot = strrchr(base, '.');
+	if (!strcmp(path, "-") || !dot || dot == base) {
+		*fmt = DUMP_PPROF; /* stdout, "profile", ".hidden": the default format */
+		return 0;
+	}
+	snprintf(err, errlen, "--dump \"%s\": unknown extension \"%s\" (formats: .pb.gz, .pprof, "
+		 ".prof: pprof; .html: flame graph page; .folded, .collapsed: folded stacks; or "
+		 "say which with --format pprof|folded|html)", path, dot);
+	return -EINVAL;
+}
+
+/* Conflicts of --format, --folded-threads and --http with the rest. */
+static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
+{
+	if (o->dump && !o->format_given && cli_dump_format(o->dump, &o->format, err, errlen))
+		return -EINVAL;
+	if (o->format == DUMP_HTML && !o->dump) {
+		snprintf(err, errlen, "--format html needs --dump FILE (the page goes there)");
+		return -EINVAL;
+	}
+	if (o->format == DUMP_HTML && o->dump_split) {
+		snprintf(err, errlen, "a flame graph page holds every event: drop --dump-split");
+		return -EINVAL;
+	}
+	if (o->format == DUMP_HTML && o->top) {
+		snprintf(err, errlen, "the flame graph page is written by the batch mode only: "
+			 "drop --top");
+		return -EINVAL;
+	}
+	if (o->diff_base && (!o->dump || o->format != DUMP_HTML)) {
+		snprintf(err, errlen, "--diff-base makes a differential flame graph: give --dump "
+			 "FILE.html (or --format html)");
+		return -EINVAL;
+	}
 	if (o->format == DUMP_FOLDED && !o->dump) {
 		snprintf(err, errlen, "--format folded needs --dump FILE (the folded stacks go there)");
 		return -EINVAL;
@@ -547,11 +616,13 @@ static int check_conflicts(struct cli_ctx *c)
 			snprintf(err, errlen, "--load shows a saved profile: give it without -p PID or a command");
 			return -EINVAL;
 		}
-		if (o->dump) {
-			snprintf(err, errlen, "--load shows a saved profile: --dump does not apply "
-				 "(press w in the view to write a copy)");
+		if (o->dump && (o->top || o->dump_split)) {
+			snprintf(err, errlen, "--load with --dump writes the saved profile in --dump's "
+				 "format: --top and --dump-split do not apply");
 			return -EINVAL;
 		}
+		if (cli_check_outputs(c->o, err, errlen))
+			return -EINVAL;
 		return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 	}
 	if (o->pid && o->cmd) {
@@ -580,7 +651,7 @@ static int check_conflicts(struct cli_ctx *c)
 			 "name added before the extension)");
 		return -EINVAL;
 	}
-	if (cli_check_outputs(o, err, errlen))
+	if (cli_check_outputs(c->o, err, errlen))
 		return -EINVAL;
 	return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 }
@@ -629,8 +700,8 @@ int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mod
 	if (o->stacks || o->http)
 		*mode = MODE_RECORD;  /* one-shot and server modes: never the live view */
 	else if (o->load)
-		*mode = !o->annotate && (o->top || (stdout_tty && !o->no_tui)) ? MODE_LOAD_TOP
-									       : MODE_LOAD_TABLE;
+		*mode = !o->annotate && (o->top || (stdout_tty && !o->no_tui && !o->dump))
+			? MODE_LOAD_TOP : MODE_LOAD_TABLE;
 	else if (o->top || (stdout_tty && !o->no_tui && !o->dump && !o->annotate))
 		*mode = MODE_TOP;
 	else

@@ -16,8 +16,8 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
 #include "pmutop/frontend/cli.h"
-#include "pmutop/profile/folded.h"
-#include "pmutop/profile/pprof.h"
+#include "pmutop/frontend/dump.h"
+#include "pmutop/target/proc.h"
 #include "pmutop/frontend/session.h"
 #include "pmutop/unwind/unwind.h"
 #include "pmutop/profile/table.h"
@@ -97,82 +97,20 @@ static void print_exit(const struct pmutop_opts *o, int status, FILE *out)
 			WTERMSIG(status), strsignal(WTERMSIG(status)));
 }
 
-/*
- * FILE.pb.gz → FILE.EVENT.pb.gz (or FILE.EVENT when FILE has no .pb.gz/.gz),
- * malloc'd (never cut short); NULL on ENOMEM.
- */
-static char *split_name(const char *path, const char *event)
+/* The flame graph page's title: the command, or the pid and its command line. */
+static void run_title(const struct pmutop_opts *o, char *buf, size_t len)
 {
-	const char *base = strrchr(path, '/');
-	const char *ext = NULL;
-	size_t plen = strlen(path);
-	char *out;
-	int n;
+	size_t l = 0;
 
-	base = base ? base + 1 : path;
-	if (plen > 6 && !strcmp(path + plen - 6, ".pb.gz") && path + plen - 6 > base)
-		ext = path + plen - 6;
-	else if (plen > 3 && !strcmp(path + plen - 3, ".gz") && path + plen - 3 > base)
-		ext = path + plen - 3;
-	if (ext)
-		n = asprintf(&out, "%.*s.%s%s", (int)(ext - path), path, event, ext);
-	else
-		n = asprintf(&out, "%s.%s", path, event);
-	if (n < 0)
-		return NULL;
-	/* Event names may carry ':' modifiers or '/' (never a path separator here). */
-	for (char *c = out + (base - path); *c; c++)
-		if (*c == '/')
-			*c = '_';
-	return out;
-}
-
-static int write_profiles(const struct pmutop_opts *o, const struct session *s, FILE *log)
-{
-	struct session_status st;
-	char err[768];
-	int rc = 0;
-
-	session_get_status(s, &st);
-	if (o->format == DUMP_FOLDED) {
-		if (folded_write(session_aggregate(s), o->folded_threads, o->dump, err, sizeof(err))) {
-			fprintf(stderr, "pmutop: %s\n", err);
-			return 1;
-		}
-		if (!o->quiet && !strcmp(o->dump, "-"))
-			fprintf(log, "pmutop: wrote the folded stacks to stdout\n");
-		else if (!o->quiet)
-			fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > flame.svg)\n",
-				o->dump, o->dump);
-		return 0;
+	buf[0] = 0;
+	if (o->cmd) {
+		for (char **a = o->cmd; *a && l + 1 < len; a++)
+			l += (size_t)snprintf(buf + l, len - l, "%s%s", a == o->cmd ? "" : " ", *a);
+		return;
 	}
-	if (!o->dump_split || st.nevents < 2) {
-		if (pprof_write(session_aggregate(s), o->dump, err, sizeof(err))) {
-			fprintf(stderr, "pmutop: %s\n", err);
-			return 1;
-		}
-		if (!o->quiet && !strcmp(o->dump, "-"))
-			fprintf(log, "pmutop: wrote the profile to stdout\n");
-		else if (!o->quiet)
-			fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
-		return 0;
-	}
-	for (size_t k = 0; k < st.nevents; k++) {
-		char *path = split_name(o->dump, session_event(s, k, NULL)->name);
-
-		if (!path) {
-			fprintf(stderr, "pmutop: cannot name the file of event %zu: %s\n", k,
-				strerror(ENOMEM));
-			rc = 1;
-		} else if (pprof_write_event(session_aggregate(s), (int)k, path, err, sizeof(err))) {
-			fprintf(stderr, "pmutop: %s\n", err);
-			rc = 1;
-		} else if (!o->quiet) {
-			fprintf(log, "pmutop: wrote %s\n", path);
-		}
-		free(path);
-	}
-	return rc;
+	l = (size_t)snprintf(buf, len, "pid %d: ", (int)o->pid);
+	if (l < len && proc_cmdline(o->pid, buf + l, len - l))
+		snprintf(buf + l, len - l, "?");
 }
 
 /*
@@ -208,13 +146,15 @@ int record_run(const struct pmutop_opts *o)
 {
 	struct session *s;
 	struct session_status st;
-	char err[768] = "";
+	char err[768] = "", title[1024] = "";
 	int rc = 0;
 
-	if (o->dump && pprof_check_writable(o->dump, err, sizeof(err))) {
+	if (dump_check(o, err, sizeof(err))) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
 	}
+	if (o->dump && !o->cmd)
+		run_title(o, title, sizeof(title)); /* while the target still runs */
 	s = session_start(o, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "pmutop: %s\n", err);
@@ -235,8 +175,12 @@ int record_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s\n", st.why);
 		rc = 1;
 	}
-	if (o->dump && write_profiles(o, s, stderr))
-		rc = 1;
+	if (o->dump) {
+		if (o->cmd)
+			run_title(o, title, sizeof(title));
+		if (dump_write(o, session_aggregate(s), title, stderr))
+			rc = 1;
+	}
 	if (o->annotate) {
 		char root[64];
 		struct annotate_opts ao = { .root = root };

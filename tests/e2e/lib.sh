@@ -287,3 +287,24 @@ top_flat() {
 		printf "%s\t%.0f\n", name, v + 0
 	}' "$T/top.txt"
 }
+
+# need_browser: fail unless Debian's chromium, node and playwright-core
+# (tests/web, installed by `make deps`) are there. Sets BROWSER_CHECK to
+# the page checker, run as: node "$BROWSER_CHECK" URL [options].
+need_browser() {
+	local web=$E2E_REPO/tests/web
+
+	command -v node >/dev/null 2>&1 || fail "node not found (make deps installs nodejs)"
+	[[ -x ${CHROMIUM:-/usr/bin/chromium} ]] ||
+		fail "chromium not found at ${CHROMIUM:-/usr/bin/chromium} (make deps installs it)"
+	[[ -d $web/node_modules/playwright-core ]] ||
+		fail "playwright-core not installed in $web (make deps runs npm ci there)"
+	BROWSER_CHECK=$web/check_flame.js
+}
+
+# json_get FILE EXPR: the value of the JavaScript expression EXPR over the
+# JSON object in FILE (bound to o), printed by node; e.g. json_get r.json o.state.zoom
+json_get() {
+	node -e 'const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const v = eval(process.argv[2]); console.log(typeof v === "object" ? JSON.stringify(v) : v);' "$1" "$2"
+}

@@ -228,7 +228,7 @@ static void live_view_bad_values_and_conflicts(void **state)
 	assert_int_equal(parse(&o, "--load", "x.pb.gz", "-p", "1", NULL), -EINVAL);
 	assert_non_null(strstr(cli_err, "--load"));
 	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--", "ls", NULL), -EINVAL);
-	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--dump", "y.pb.gz", NULL), -EINVAL);
+	assert_int_equal(parse(&o, "--load", "x.pb.gz", "--dump", "y.pb.gz", "--top", NULL), -EINVAL);
 	assert_non_null(strstr(cli_err, "--dump"));
 	assert_int_equal(parse(&o, "--refresh", "1", NULL), -EINVAL);  /* nothing to profile */
 	assert_non_null(strstr(cli_err, "--load FILE"));

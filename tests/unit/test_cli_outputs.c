@@ -1,7 +1,8 @@
 /*
  * test_cli_outputs.c - the command-line options of the ecosystem outputs:
- * --format, --folded-threads, --http, --http-max-seconds, and their
- * conflicts with the rest (each refused with a message naming the option).
+ * --format, the format --dump's extension picks, --diff-base,
+ * --folded-threads, --http, --http-max-seconds, and their conflicts with
+ * the rest (each refused with a message naming the option).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -96,12 +97,73 @@ static void test_http(void **state)
 	assert_non_null(strstr(err, "http max seconds"));
 }
 
+/* --dump's extension picks the format; an unknown one is an error listing them. */
+static void test_dump_extension(void **state)
+{
+	static const struct { const char *path; int format; } ok[] = {
+		{ "p.pb.gz", DUMP_PPROF }, { "cpu.pprof", DUMP_PPROF }, { "cpu.prof", DUMP_PPROF },
+		{ "x", DUMP_PPROF }, { "dir.d/profile", DUMP_PPROF }, { "-", DUMP_PPROF },
+		{ "flame.html", DUMP_HTML }, { "F.HTM", DUMP_HTML }, { "s.folded", DUMP_FOLDED },
+		{ "s.collapsed", DUMP_FOLDED }, { "./.hidden", DUMP_PPROF },
+	};
+	struct pmutop_opts o;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", ok[i].path, NULL), 0);
+		assert_int_equal(o.format, ok[i].format);
+	}
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "flame.svg", NULL), -EINVAL);
+	assert_non_null(strstr(err, "unknown extension \".svg\""));
+	assert_non_null(strstr(err, ".html"));
+	assert_non_null(strstr(err, "--format pprof|folded|html"));
+	/* --format wins over the name. */
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "html", "--dump",
+			       "page.svg", NULL), 0);
+	assert_int_equal(o.format, DUMP_HTML);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "pprof", "--dump",
+			       "p.html", NULL), 0);
+	assert_int_equal(o.format, DUMP_PPROF);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "html", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--format html needs --dump"));
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "f.html", "--dump-split",
+			       NULL), -EINVAL);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "f.html", "--top", NULL),
+			 -EINVAL);
+	/* --load converts a saved profile. */
+	assert_int_equal(parse(&o, err, sizeof(err), "--load", "a.pb.gz", "--dump", "f.html", NULL), 0);
+	assert_int_equal(o.format, DUMP_HTML);
+	assert_int_equal(parse(&o, err, sizeof(err), "--load", "a.pb.gz", "--dump", "f.gif", NULL),
+			 -EINVAL);
+}
+
+static void test_diff_base(void **state)
+{
+	struct pmutop_opts o;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), "--load", "new.pb.gz", "--dump", "d.html",
+			       "--diff-base", "old.pb.gz", NULL), 0);
+	assert_string_equal(o.diff_base, "old.pb.gz");
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "d.pb.gz",
+			       "--diff-base", "old.pb.gz", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--diff-base"));
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--diff-base", "old.pb.gz", NULL),
+			 -EINVAL);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "d.html",
+			       "--diff-base", "", NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_dump_extension),
+		cmocka_unit_test(test_diff_base),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

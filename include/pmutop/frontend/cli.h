@@ -23,6 +23,7 @@
 enum dump_format {
 	DUMP_PPROF = 0,  /* gzip-compressed pprof (the default) */
 	DUMP_FOLDED,     /* collapsed stacks for flame graphs (folded.h) */
+	DUMP_HTML,       /* a self-contained flame graph page (flamegraph.h) */
 };
 
 /* How a sample's call stack is obtained (--unwind=). */
@@ -60,7 +61,9 @@ struct pmutop_opts {
 	double refresh;          /* --refresh SEC: live view interval (default 1) */
 	const char *load;        /* --load FILE: show a saved pprof profile */
 	const char *annotate;    /* --annotate FUNC: its instruction listing instead of the table */
-	enum dump_format format; /* --format pprof|folded: what --dump writes */
+	enum dump_format format; /* --format pprof|folded|html, else from --dump's extension */
+	bool format_given;       /* --format was given (the extension is not consulted) */
+	const char *diff_base;   /* --diff-base OLD: a differential flame graph against it */
 	bool folded_threads;     /* --folded-threads: thread name as the root frame */
 	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */
 	unsigned http_max_seconds; /* --http-max-seconds: cap on ?seconds= (default 300) */
@@ -117,6 +120,14 @@ struct cli_option {
 
 /* The i-th option of the table, NULL past the end. */
 const struct cli_option *cli_option_at(size_t i);
+
+/*
+ * The format --dump FILE gets from its name: .pb.gz/.pprof/.prof/.pb/.gz
+ * pprof, .html/.htm the flame graph page, .folded/.collapsed folded stacks
+ * (case-insensitive); "-" and names without an extension pprof. Returns 0,
+ * or -EINVAL with err listing the formats for any other extension.
+ */
+int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen);
 
 /* Values of the options before parsing. */
 void cli_defaults(struct pmutop_opts *o);

@@ -1,0 +1,151 @@
+/*
+ * dump.c - write a finished profile in the format --dump asks for (see
+ * dump.h). The writers live in profile/ (pprof, folded, flamegraph); this
+ * file picks one, names the per-event files of --dump-split, reads the
+ * --diff-base profile. "-" (stdout) is atomic_write's business.
+ */
+#include "pmutop/frontend/dump.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmutop/frontend/cli.h"
+#include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/atomic_write.h"
+#include "pmutop/profile/flamegraph.h"
+#include "pmutop/profile/folded.h"
+#include "pmutop/profile/pprof.h"
+#include "pmutop/profile/pprof_read.h"
+
+static bool is_stdout(const char *path)
+{
+	return !strcmp(path, "-");
+}
+
+int dump_check(const struct pmutop_opts *o, char *err, size_t errlen)
+{
+	struct aggregate *base = NULL;
+	int rc;
+
+	if (o->dump && (rc = pprof_check_writable(o->dump, err, errlen)))
+		return rc;
+	if (o->diff_base) {
+		if ((rc = pprof_read_file(o->diff_base, &base, err, errlen)))
+			return rc;
+		aggregate_free(base);
+	}
+	return 0;
+}
+
+/*
+ * FILE.pb.gz → FILE.EVENT.pb.gz (or FILE.EVENT when FILE has no .pb.gz/.gz),
+ * malloc'd (never cut short); NULL on ENOMEM.
+ */
+static char *split_name(const char *path, const char *event)
+{
+	const char *base = strrchr(path, '/');
+	const char *ext = NULL;
+	size_t plen = strlen(path);
+	char *out;
+	int n;
+
+	base = base ? base + 1 : path;
+	if (plen > 6 && !strcmp(path + plen - 6, ".pb.gz") && path + plen - 6 > base)
+		ext = path + plen - 6;
+	else if (plen > 3 && !strcmp(path + plen - 3, ".gz") && path + plen - 3 > base)
+		ext = path + plen - 3;
+	if (ext)
+		n = asprintf(&out, "%.*s.%s%s", (int)(ext - path), path, event, ext);
+	else
+		n = asprintf(&out, "%s.%s", path, event);
+	if (n < 0)
+		return NULL;
+	/* Event names may carry ':' modifiers or '/' (never a path separator here). */
+	for (char *c = out + (base - path); *c; c++)
+		if (*c == '/')
+			*c = '_';
+	return out;
+}
+
+static int write_html(const struct pmutop_opts *o, const struct aggregate *a, const char *title,
+		      char *err, size_t errlen)
+{
+	struct flame_opts fo = { .title = title, .base_name = o->diff_base };
+	struct aggregate *base = NULL;
+	int rc;
+
+	if (o->diff_base && (rc = pprof_read_file(o->diff_base, &base, err, errlen)))
+		return rc;
+	fo.base = base;
+	rc = flamegraph_write(a, &fo, o->dump, err, errlen);
+	aggregate_free(base);
+	return rc;
+}
+
+/* --dump-split: one pprof file per event. */
+static int write_split(const struct pmutop_opts *o, const struct aggregate *a, FILE *log)
+{
+	const struct agg_info *info = aggregate_info_const(a);
+	char err[768];
+	int rc = 0;
+
+	for (size_t k = 0; k < info->nevents; k++) {
+		char *path = split_name(o->dump, info->events[k].name);
+
+		if (!path) {
+			fprintf(stderr, "pmutop: cannot name the file of event %zu: %s\n", k,
+				strerror(ENOMEM));
+			rc = 1;
+		} else if (pprof_write_event(a, (int)k, path, err, sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			rc = 1;
+		} else if (!o->quiet) {
+			fprintf(log, "pmutop: wrote %s\n", path);
+		}
+		free(path);
+	}
+	return rc;
+}
+
+int dump_write(const struct pmutop_opts *o, const struct aggregate *a, const char *title,
+	       FILE *log)
+{
+	const char *what;
+	char err[768];
+	int rc;
+
+	switch (o->format) {
+	case DUMP_FOLDED:
+		rc = folded_write(a, o->folded_threads, o->dump, err, sizeof(err));
+		what = "folded stacks";
+		break;
+	case DUMP_HTML:
+		rc = write_html(o, a, title, err, sizeof(err));
+		what = o->diff_base ? "differential flame graph" : "flame graph";
+		break;
+	case DUMP_PPROF:
+	default:
+		if (o->dump_split && aggregate_info_const(a)->nevents >= 2)
+			return write_split(o, a, log);
+		rc = pprof_write(a, o->dump, err, sizeof(err));
+		what = "profile";
+		break;
+	}
+	if (rc) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		return 1;
+	}
+	if (o->quiet)
+		return 0;
+	if (is_stdout(o->dump))
+		fprintf(log, "pmutop: wrote the %s to stdout\n", what);
+	else if (o->format == DUMP_FOLDED)
+		fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > flame.svg)\n",
+			o->dump, o->dump);
+	else if (o->format == DUMP_HTML)
+		fprintf(log, "pmutop: wrote %s (%s: open it in a browser)\n", o->dump, what);
+	else
+		fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
+	return 0;
+}
