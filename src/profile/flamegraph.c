@@ -26,6 +26,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/atomic_write.h"
 #include "pmutop/profile/json.h"
+#include "pmutop/profile/strtab.h"
 #include "pmutop/unwind/unwind.h"
 
 /* The page's code, embedded by flame_assets.S from ui/web/ (NUL-terminated). */
@@ -41,14 +42,7 @@ enum {
 	KIND_ROOT,
 };
 
-/* ---- two small open-addressing maps: strings and u64 keys → index ---- */
-
-struct strmap {
-	const char **keys;     /* interned strings, by index */
-	uint32_t n, cap;       /* entries, slots (power of 2) */
-	uint32_t *slots;       /* index + 1; 0 = empty */
-	uint32_t kcap;
-};
+/* ---- an open-addressing map: u64 keys → index ---- */
 
 struct u64map {
 	uint64_t *keys;
@@ -56,71 +50,12 @@ struct u64map {
 	uint32_t n, cap;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
 static uint64_t hash_u64(uint64_t k)
 {
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdULL;
 	k ^= k >> 33;
 	return k;
-}
-
-static int strmap_grow(struct strmap *m)
-{
-	uint32_t ncap = m->cap ? m->cap * 2 : 1024;
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < m->n; i++) {
-		uint64_t h = hash_str(m->keys[i]);
-		uint32_t j = (uint32_t)h & (ncap - 1);
-
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = i + 1;
-	}
-	free(m->slots);
-	m->slots = ns;
-	m->cap = ncap;
-	return 0;
-}
-
-/* Index of s (not copied: it must outlive the map), added when new; -ENOMEM. */
-static int64_t strmap_intern(struct strmap *m, const char *s)
-{
-	uint32_t j;
-
-	if (!s)
-		s = "";
-	if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
-		return -ENOMEM;
-	j = (uint32_t)hash_str(s) & (m->cap - 1);
-	while (m->slots[j]) {
-		if (!strcmp(m->keys[m->slots[j] - 1], s))
-			return m->slots[j] - 1;
-		j = (j + 1) & (m->cap - 1);
-	}
-	if (m->n == m->kcap) {
-		uint32_t nk = m->kcap ? m->kcap * 2 : 1024;
-		const char **k = realloc(m->keys, nk * sizeof(*k));
-
-		if (!k)
-			return -ENOMEM;
-		m->keys = k;
-		m->kcap = nk;
-	}
-	m->keys[m->n] = s;
-	m->slots[j] = ++m->n;
-	return m->n - 1;
 }
 
 static int u64map_grow(struct u64map *m)
@@ -186,7 +121,7 @@ struct fnode {
 };
 
 struct tree {
-	struct strmap strs;
+	struct strtab strs;
 	struct u64map frame_of;       /* (name << 3 | kind) → frame */
 	struct u64map child_of;       /* (parent << 32 | frame) → node */
 	struct fframe *frames;
@@ -253,7 +188,7 @@ static int location_kind(const struct agg_location *l, const struct agg_mapping 
 static int64_t frame_get(struct tree *t, const char *name, const char *module, const char *file,
 			 int kind)
 {
-	int64_t ni = strmap_intern(&t->strs, name), mi, fi, slot;
+	int64_t ni = strtab_add(&t->strs, name), mi, fi, slot;
 	bool found;
 
 	if (ni < 0)
@@ -263,8 +198,8 @@ static int64_t frame_get(struct tree *t, const char *name, const char *module, c
 		return -ENOMEM;
 	if (found)
 		return t->frame_of.vals[slot] - 1;
-	mi = strmap_intern(&t->strs, module);
-	fi = strmap_intern(&t->strs, file);
+	mi = strtab_add(&t->strs, module);
+	fi = strtab_add(&t->strs, file);
 	if (mi < 0 || fi < 0)
 		return -ENOMEM;
 	if (t->nframes == t->cframes) {
@@ -432,8 +367,7 @@ out:
 
 static void tree_free(struct tree *t)
 {
-	free(t->strs.keys);
-	free(t->strs.slots);
+	strtab_free(&t->strs);
 	free(t->frame_of.keys);
 	free(t->frame_of.vals);
 	free(t->child_of.keys);
@@ -542,7 +476,7 @@ static int cmp_child(const void *pa, const void *pb, void *ctx)
 	const struct tree *t = ctx;
 	const struct fframe *a = &t->frames[t->nodes[*(const uint32_t *)pa].frame];
 	const struct fframe *b = &t->frames[t->nodes[*(const uint32_t *)pb].frame];
-	int c = strcmp(t->strs.keys[a->name], t->strs.keys[b->name]);
+	int c = strcmp(t->strs.v[a->name], t->strs.v[b->name]);
 
 	return c ? c : a->kind - b->kind;
 }
@@ -701,7 +635,7 @@ static int write_data(FILE *f, const struct aggregate *a, const struct flame_opt
 	for (uint32_t i = 0; i < t.strs.n; i++) {
 		if (i)
 			fputc(',', f);
-		json_write_string_html(f, t.strs.keys[i]);
+		json_write_string_html(f, t.strs.v[i]);
 	}
 	fputs("],\"frames\":[", f);
 	for (uint32_t i = 0; i < t.nframes; i++)
