@@ -4,13 +4,15 @@
 #
 #   - recorded on the shares workload: the search box's "Matched: X%" for
 #     each of the ten functions, relative to what "_expect_" matches, is
-#     k/55 within 1 pp; a search matching twice on one stack counts it once;
+#     k/55 within 2 pp (t_shares.sh holds the profiler itself to 1 pp; this
+#     is the page, on a machine that may be busy); a search matching twice
+#     on one stack counts it once;
 #     clicking J_expect_18_18 zooms (it spans the chart, the other nine are
 #     no longer drawn, the pixels change) and Reset restores the view; the
 #     icicle toggle redraws; the tooltip names the function, its module and
 #     its samples;
-#   - `--load PROFILE.pb.gz --dump page.html`: the page's Matched for
-#     J_expect_18_18 is go tool pprof's flat share of it (to the rounding);
+#   - `--load PROFILE.pb.gz --dump page.html`: the page's Matched for each
+#     of the ten is go tool pprof's flat share of it (to the rounding);
 #   - a JIT function named with </script>, <img onerror>, quotes, '&', a
 #     control byte and invalid UTF-8 shows as that text in the tooltip and
 #     runs nothing;
@@ -51,7 +53,7 @@ show direct.err
 [[ $(head -c 15 direct.html) == '<!DOCTYPE html>' ]] || fail "direct.html is not an HTML page"
 grep -q 'flame graph' direct.err || fail "no 'wrote ... flame graph' line on stderr"
 info "direct.html: $(stat -c %s direct.html) bytes"
-browser direct "file://$T/direct.html" --shares --tol 1.0 --zoom J_expect_18_18 --invert \
+browser direct "file://$T/direct.html" --shares --tol 2.0 --zoom J_expect_18_18 --invert \
 	--hover J_expect_18_18
 shares_table direct.json
 info "zoom: $(json_get direct.json o.zoom.drawn_before) frames drawn -> $(json_get direct.json o.zoom.drawn_after); gone: $(json_get direct.json 'o.zoom.gone.slice(0,4).join(" ")') ..."
@@ -72,15 +74,18 @@ run_pmutop rec -e "$EV" --period "$PERIOD" --duration "$DUR" --dump shares.pb.gz
 (( RC == 0 )) || fail "pmutop --dump shares.pb.gz exited with status $RC"
 run_pmutop load --load shares.pb.gz --dump loaded.html
 (( RC == 0 )) && [[ -s loaded.html ]] || { show load.err; fail "--load shares.pb.gz --dump loaded.html failed ($RC)"; }
-browser loaded "file://$T/loaded.html" --shares --tol 1.0 --search '^J_expect_18_18$'
+browser loaded "file://$T/loaded.html" --shares --tol 2.0
 shares_table loaded.json
 top_flat shares.pb.gz "$EV" >flat.txt || top_flat shares.pb.gz 1 >flat.txt ||
 	fail "go tool pprof -top cannot read shares.pb.gz"
-want=$(awk -F'\t' '{ s += $2 } $1 == "J_expect_18_18" { j = $2 } END { if (s > 0) printf "%.4f", 100 * j / s }' flat.txt)
-got=$(json_get loaded.json 'o.searches[0].pct')
-info "J_expect_18_18: page Matched $got%, go tool pprof flat $want%"
-awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.011) }' ||
-	fail "the page's Matched for J_expect_18_18 ($got%) is not pprof's flat share ($want%)"
+json_get loaded.json 'o.shares.rows.map(r => r.name + "\t" + r.matched).join("\n")' >matched.txt
+# Each function is a leaf here: its Matched share is its flat share of the total.
+awk -F'\t' 'NR == FNR { s += $2; flat[$1] = $2; next }
+	{ want = 100 * flat[$1] / s; d = $2 - want; if (d < 0) d = -d
+	  printf "    %-16s page %6.2f%%  pprof %8.4f%%\n", $1, $2, want
+	  if (!(s > 0 && d <= 0.011)) bad++ }
+	END { exit bad > 0 }' flat.txt matched.txt ||
+	fail "the page's Matched shares are not go tool pprof's flat shares (to 0.01 pp)"
 
 # 3. A hostile name, through a JIT perf map (any byte but a newline).
 HOSTILE=$'</script><script>alert("pwned")</script><img src=x onerror=alert(2)>&amp;\'"\x01\xff<!--'
@@ -108,4 +113,4 @@ run_pmutop svg -e "$EV" --duration 1 --dump flame.svg -- "$W/shares" 3
 run_pmutop stdout --load shares.pb.gz --dump - --format html
 (( RC == 0 )) && [[ $(head -c 15 stdout.out) == '<!DOCTYPE html>' ]] ||
 	fail "--dump - --format html did not write the page to stdout ($RC)"
-pass "flame graph page: shares k/55 within 1 pp, zoom, icicle, tooltip, pprof-equal Matched, hostile name inert, formats"
+pass "flame graph page: shares k/55 within 2 pp and equal to pprof's, zoom, icicle, tooltip, hostile name inert, formats"
