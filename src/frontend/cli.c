@@ -469,8 +469,12 @@ int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t e
 /* Conflicts of --format, --folded-threads and --http with the rest. */
 static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
 {
-	if (o->dump && !o->format_given && cli_dump_format(o->dump, &o->format, err, errlen))
-		return -EINVAL;
+	/* An unknown extension is refused by dump_check(), unless the path is a FIFO or device. */
+	if (o->dump && !o->format_given && cli_dump_format(o->dump, &o->format, err, errlen)) {
+		o->format = DUMP_PPROF;
+		o->dump_ext_unknown = true;
+		err[0] = '\0';
+	}
 	if (o->format == DUMP_HTML && !o->dump) {
 		snprintf(err, errlen, "--format html needs --dump FILE (the page goes there)");
 		return -EINVAL;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pmutop/frontend/cli.h"
 #include "pmutop/profile/aggregate.h"
@@ -28,6 +29,14 @@ int dump_check(const struct pmutop_opts *o, char *err, size_t errlen)
 	struct aggregate *base = NULL;
 	int rc;
 
+	if (o->dump && o->dump_ext_unknown) {
+		struct stat sb;
+		enum dump_format f;
+
+		/* A FIFO or device is written in place, whatever its name: pprof. */
+		if (stat(o->dump, &sb) || !(S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode)))
+			return cli_dump_format(o->dump, &f, err, errlen);
+	}
 	if (o->dump && (rc = pprof_check_writable(o->dump, err, errlen)))
 		return rc;
 	if (o->diff_base) {

@@ -63,6 +63,7 @@ struct pmutop_opts {
 	const char *annotate;    /* --annotate FUNC: its instruction listing instead of the table */
 	enum dump_format format; /* --format pprof|folded|html, else from --dump's extension */
 	bool format_given;       /* --format was given (the extension is not consulted) */
+	bool dump_ext_unknown;   /* --dump's extension names no format (dump_check() decides) */
 	const char *diff_base;   /* --diff-base OLD: a differential flame graph against it */
 	bool folded_threads;     /* --folded-threads: thread name as the root frame */
 	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */

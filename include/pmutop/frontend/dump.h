@@ -16,8 +16,10 @@ struct aggregate;
 struct pmutop_opts;
 
 /*
- * Before any work: can o->dump be written, and does o->diff_base read as a
- * profile? Returns 0, or -errno with the file and the reason in err.
+ * Before any work: does o->dump's name say its format (an unknown extension
+ * is refused with the list of formats, except on a FIFO or device, which get
+ * pprof), can it be written, and does o->diff_base read as a profile?
+ * Returns 0, or -errno with the file and the reason in err.
  */
 int dump_check(const struct pmutop_opts *o, char *err, size_t errlen);
 
