@@ -202,6 +202,7 @@ struct reader {
 	uint32_t *loc_count;     /* agg locations it expanded to (inlined frames) */
 	uint32_t *stack;         /* scratch for one sample */
 	size_t stack_cap;
+	uint64_t frames;         /* frames imported so far, against PPROF_READ_MAX_FRAMES */
 	char *err;
 	size_t errlen;
 };
@@ -386,8 +387,9 @@ static int import_locations(struct reader *r)
 			r->loc_count[i] = 1;
 			continue;
 		}
-		if (l->n_line > UINT32_MAX / 2) {
-			snprintf(r->err, r->errlen, "location %" PRIu64 " has too many lines", l->id);
+		if (l->n_line > PPROF_READ_MAX_LINES) {
+			snprintf(r->err, r->errlen, "location %" PRIu64 " has %zu lines (inlined frames); "
+				 "at most %u are read", l->id, l->n_line, PPROF_READ_MAX_LINES);
 			return -EINVAL;
 		}
 		/* Line[0] is the innermost inlined frame: it comes first, as a leaf. */
@@ -474,8 +476,9 @@ static int import_samples(struct reader *r, const struct types *t)
 				return -EINVAL;
 			}
 			depth += r->loc_count[li];
-			if (depth > UINT32_MAX / 2) {
-				snprintf(r->err, r->errlen, "sample #%zu is too deep", i + 1);
+			if (depth > PPROF_READ_MAX_DEPTH) {
+				snprintf(r->err, r->errlen, "sample #%zu is deeper than %u frames",
+					 i + 1, PPROF_READ_MAX_DEPTH);
 				return -EINVAL;
 			}
 		}
@@ -486,6 +489,14 @@ static int import_samples(struct reader *r, const struct types *t)
 		}
 		if (!any)
 			continue;
+		/* A few KB of gzip can name a deep stack a million times: cap the sum. */
+		r->frames += depth;
+		if (r->frames > PPROF_READ_MAX_FRAMES) {
+			snprintf(r->err, r->errlen, "the samples expand to more than %u frames in all "
+				 "(at sample #%zu of %zu): not loaded", PPROF_READ_MAX_FRAMES, i + 1,
+				 p->n_sample);
+			return -E2BIG;
+		}
 		if (depth > r->stack_cap) {
 			uint32_t *ns = realloc(r->stack, depth * sizeof(*ns));
 
@@ -682,7 +693,8 @@ int pprof_read_file(const char *path, struct aggregate **out, char *err, size_t 
 	int fd, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not block the open (it is refused below). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot read profile '%s': %s", path, strerror(-rc));

@@ -24,6 +24,14 @@ struct aggregate;
 
 /* Largest profile accepted, compressed or after decompression (bytes). */
 #define PPROF_READ_MAX_BYTES (512u << 20)
+/*
+ * Amplification caps: a small file can describe a huge profile (a location
+ * with a million inlined lines, referenced by every sample). Inlined
+ * frames per location, frames per sample, and frames over all samples.
+ */
+#define PPROF_READ_MAX_LINES 4096u
+#define PPROF_READ_MAX_DEPTH 65536u
+#define PPROF_READ_MAX_FRAMES (64u << 20)
 
 /*
  * Decode the profile in buf[0..len) into a new aggregate (*out, freed with
