@@ -57,6 +57,7 @@
 
 #include "pmutop/frontend/cli.h"
 #include "pmutop/sample/events.h"
+#include "pmutop/profile/flamegraph.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/term_text.h"
 #include "pmutop/target/proc.h"
@@ -65,6 +66,7 @@
 #define MAX_ACTIVE 4          /* profiling requests at once, all events */
 #define POLL_MS 100           /* how often a worker checks its client and `stopping` */
 #define DEFAULT_SECONDS 30
+#define LIVE_SECONDS 3        /* the index's live flame graph: a profile of 3 s at a time */
 #define MAX_CONNECTIONS 32
 #define MAX_PER_IP 8          /* one client cannot hold every connection */
 #define IDLE_SECONDS 30       /* an idle keep-alive connection is closed after this */
@@ -417,8 +419,12 @@ static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, s
 		"<table>\n"
 		"<tr><td><a href=\"profile?seconds=%u\">profile</a></td><td>a pprof profile of every "
 		"thread, sampled on a PMU event</td></tr>\n"
+		"<tr><td><a href=\"flamegraph?seconds=%u\">flamegraph</a></td><td>the same as a flame "
+		"graph page (click to zoom, search, hover for details)</td></tr>\n"
+		"<tr><td><a href=\"flamegraph?seconds=%u&amp;live=1\">live flame graph</a></td><td>a "
+		"flame graph that takes a new profile every %u seconds and redraws itself</td></tr>\n"
 		"</table>\n"
-		"<p>Parameters of /debug/pprof/profile:</p><ul>\n"
+		"<p>Parameters of /debug/pprof/profile and /debug/pprof/flamegraph:</p><ul>\n"
 		"<li><code>seconds</code>: how long to sample (default %u, at most %u)</li>\n"
 		"<li><code>event</code>: %s; <code>timer</code> is the 100 Hz OS-timer baseline; raw codes "
 		"<code>rUUEE</code>. Default cycles, or task-clock when this machine has no "
@@ -429,7 +435,8 @@ static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, s
 		"<p>Example: <code>go tool pprof http://HOST:PORT/debug/pprof/profile?seconds=5&amp;"
 		"event=task-clock</code></p>\n"
 		"</body></html>\n",
-		PMUTOP_VERSION, (int)sv->pid, cmd, DEFAULT_SECONDS, DEFAULT_SECONDS,
+		PMUTOP_VERSION, (int)sv->pid, cmd, DEFAULT_SECONDS, DEFAULT_SECONDS, LIVE_SECONDS,
+		LIVE_SECONDS, DEFAULT_SECONDS,
 		sv->o->http_max_seconds, sv->events_list);
 
 	free(cmd);
@@ -516,13 +523,42 @@ static void slot_release(struct server *sv, int i)
 	pthread_mutex_unlock(&sv->lock);
 }
 
-static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, struct reqlog *rl)
+/* What a profiling request answers. */
+enum output {
+	OUT_PPROF,   /* /debug/pprof/profile: gzip-compressed pprof */
+	OUT_PAGE,    /* /debug/pprof/flamegraph: the flame graph page (flamegraph.h) */
+	OUT_JSON,    /* .../flamegraph?format=json: its data, what a live page re-fetches */
+};
+
+/* The flame graph page or its data for the session's profile, into *buf. */
+static int encode_flame(struct server *sv, struct MHD_Connection *c, const struct session *s,
+			enum output out, double seconds, char **buf, size_t *len, char *err,
+			size_t errlen)
+{
+	const char *live = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "live");
+	struct session_status st;
+	struct flame_opts fo = { 0 };
+	char title[512];
+
+	session_get_status(s, &st);
+	snprintf(title, sizeof(title), "pid %d: %s", (int)sv->pid, sv->cmdline);
+	fo.title = title;
+	if (live && strcmp(live, "0")) {
+		fo.live_seconds = seconds;
+		fo.live_event = st.event.name;
+	}
+	return flamegraph_encode(session_aggregate(s), &fo, out == OUT_PAGE, buf, len, err, errlen);
+}
+
+static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, struct reqlog *rl,
+			       enum output out)
 {
 	struct http_profile_req rq;
 	struct pmutop_opts o;
 	struct session_status st;
 	struct session *s;
 	unsigned char *buf = NULL;
+	char *page = NULL;
 	size_t len = 0;
 	const char *why;
 	unsigned retry = 0;
@@ -613,6 +649,16 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 		ret = respond_text(c, rl, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down", 0);
 	} else if (st.state == SESSION_FAILED) {
 		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, st.why, 0);
+	} else if (out != OUT_PPROF &&
+		   (r = encode_flame(sv, c, s, out, rq.seconds, &page, &len, err, sizeof(err))) != 0) {
+		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, err, 0);
+	} else if (out != OUT_PPROF) {
+		snprintf(rl->note, sizeof(rl->note), "%" PRIu64 " samples of %s in %.2f s%s",
+			 st.samples, st.event.name, st.elapsed,
+			 st.state == SESSION_TARGET_EXITED ? " (target exited)" : "");
+		ret = respond(c, rl, MHD_HTTP_OK, out == OUT_PAGE ? "text/html; charset=utf-8"
+								  : "application/json", page, len,
+			      true, 0, false);
 	} else if ((r = pprof_encode(session_aggregate(s), &buf, &len)) != 0) {
 		snprintf(err, sizeof(err), "cannot encode the profile: %s", strerror(-r));
 		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, err, 0);
@@ -691,14 +737,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		if (head)
 			return respond_text(c, &rl, MHD_HTTP_METHOD_NOT_ALLOWED,
 					    "use GET: a profile takes `seconds` to sample", 0);
-		return profile(sv, c, &rl);
+		return profile(sv, c, &rl, OUT_PPROF);
+	}
+	if (!strcmp(url, "/debug/pprof/flamegraph")) {
+		const char *fmt = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
+
+		if (head)
+			return respond_text(c, &rl, MHD_HTTP_METHOD_NOT_ALLOWED,
+					    "use GET: a flame graph takes `seconds` to sample", 0);
+		if (fmt && strcmp(fmt, "html") && strcmp(fmt, "json"))
+			return respond_text(c, &rl, MHD_HTTP_BAD_REQUEST,
+					    "invalid format (expected html or json)", 0);
+		return profile(sv, c, &rl, fmt && !strcmp(fmt, "json") ? OUT_JSON : OUT_PAGE);
 	}
 	/* Profiles arrive symbolized; tell pprof there is nothing to look up. */
 	if (!strcmp(url, "/debug/pprof/symbol"))
 		return respond(c, &rl, MHD_HTTP_OK, "text/plain; charset=utf-8", "num_symbols: 0\n",
 			       15, false, 0, false);
 	return respond_text(c, &rl, MHD_HTTP_NOT_FOUND,
-			    "not found (try /debug/pprof/, /debug/pprof/profile or /healthz)", 0);
+			    "not found (try /debug/pprof/, /debug/pprof/profile, "
+			    "/debug/pprof/flamegraph or /healthz)", 0);
 }
 
 /* ---- the server ----------------------------------------------------------- */

@@ -202,9 +202,18 @@ async function main() {
     }
 
     if (o.waitRefresh) {
-      await page.waitForFunction(() => /Live: refreshed/.test(document.getElementById('notes').textContent),
-                                 null, { timeout: 60000 });
-      out.live_notes = await page.textContent('#notes');
+      // Polled from here: the page's CSP forbids the eval waitForFunction needs.
+      const until = Date.now() + 60000;
+      const before = await canvasHash(page);
+      out.live_notes = '';
+      while (!/Live: refreshed/.test(out.live_notes) && Date.now() < until) {
+        await page.waitForTimeout(250);
+        out.live_notes = await page.textContent('#notes');
+      }
+      check(/Live: refreshed/.test(out.live_notes), 'the live page did not refresh within 60 s: ' + out.live_notes);
+      out.live_redrawn = (await canvasHash(page)) !== before;
+      out.live_requests = out.requests.filter((u) => /format=json/.test(u)).length;
+      check(out.live_requests >= 1, 'the live page fetched no fresh data');
     }
 
     if (o.color) {

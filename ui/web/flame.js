@@ -513,8 +513,13 @@
 
   function live() {
     var l = D.live, wait = 1000;
-    var url = 'flamegraph?seconds=' + encodeURIComponent(l.seconds) + '&event=' +
-      encodeURIComponent(l.event) + '&format=json';
+    // This page's own query (seconds, period, a token) with the event it got, as JSON.
+    var q = new URLSearchParams(window.location.search);
+    q.set('seconds', String(l.seconds));
+    q.set('event', l.event);
+    q.set('format', 'json');
+    q.delete('live');
+    var url = window.location.pathname + '?' + q.toString();
     function again(ms) { setTimeout(tick, ms); }
     function tick() {
       S.liveNote = 'Live: taking the next ' + l.seconds + ' s profile\u2026';
