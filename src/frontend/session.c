@@ -38,6 +38,7 @@
 #include "pmutop/unwind/ptrace_engine.h"
 #include "pmutop/sample/sampler.h"
 #include "pmutop/symbols/debuginfo.h"
+#include "pmutop/symbols/perfmap.h"
 #include "pmutop/symbols/symbolize.h"
 #include "pmutop/unwind/unwind.h"
 
@@ -970,6 +971,8 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->why = s->why;
 	if (s->unwinder)
 		unwinder_get_stats(s->unwinder, &st->unwind);
+	if (!perfmap_note(maps_perfmap(s->maps), st->perfmap_note, sizeof(st->perfmap_note)))
+		st->perfmap_note[0] = '\0';
 	st->skipped_files = module_cache_skipped(s->modules, &st->skipped_first);
 	if (!st->skipped_files)
 		st->skipped_files = debuginfo_skipped(maps_debuginfo(s->maps), &st->skipped_first);

@@ -10,7 +10,11 @@
  *
  * The file is untrusted input in a world-writable directory: it is opened
  * with O_NOFOLLOW, must be a regular file owned by root, by the target's
- * user or by us, and at most PERFMAP_MAX_BYTES of it are read.
+ * user or by us, and at most PERFMAP_MAX_BYTES of it are read. Because
+ * names outlive re-reads, a target that keeps rewriting its map could grow
+ * pmutop without bound: a rewrite is parsed at most once a second, and
+ * once PERFMAP_MAX_TOTAL bytes of names and entries are held the file is
+ * not read again (perfmap_note() says so).
  */
 #include "pmutop/symbols/perfmap.h"
 
@@ -26,8 +30,12 @@
 #include <unistd.h>
 
 #define PERFMAP_MAX_BYTES (256u << 20)
+/* Names and entries kept over the whole session (names are never freed). */
+#define PERFMAP_MAX_TOTAL (512ULL << 20)
 #define CHECK_INTERVAL_NS (200 * 1000000ULL)
 #define MISS_INTERVAL_NS (10 * 1000000ULL)
+/* A rewritten (not appended) file is parsed again at most this often. */
+#define REWRITE_INTERVAL_NS (1000 * 1000000ULL)
 #define NAME_CHUNK (64 * 1024)
 #define MAX_LINE 4096
 /* How many earlier entries a lookup scans back past overlapping ones. */
@@ -67,6 +75,11 @@ struct perfmap {
 	bool loaded;
 	uint64_t last_check;
 	bool checked_once;
+
+	uint64_t held;          /* bytes of names and entries allocated, ever */
+	uint64_t last_rewrite;  /* when a rewritten file was last parsed */
+	unsigned rewrites, deferred;
+	bool capped;            /* held reached PERFMAP_MAX_TOTAL: no more reading */
 };
 
 static uint64_t mono_ns(void)
@@ -212,6 +225,11 @@ static const char *name_copy(struct perfmap *pm, const char *s, size_t len)
 	if (!c || c->cap - c->used < len + 1) {
 		size_t cap = len + 1 > NAME_CHUNK ? len + 1 : NAME_CHUNK;
 
+		if (pm->held + cap > PERFMAP_MAX_TOTAL) {
+			pm->capped = true;
+			return NULL;
+		}
+		pm->held += sizeof(*c) + cap;
 		c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
@@ -257,10 +275,16 @@ static size_t parse_buf(struct perfmap *pm, const char *buf, size_t len)
 			if (perfmap_parse_line(line, &start, &size, &name, &namelen) == 0) {
 				if (pm->n == pm->cap) {
 					size_t ncap = pm->cap ? pm->cap * 2 : 256;
-					struct pm_entry *nv = realloc(pm->v, ncap * sizeof(*nv));
+					struct pm_entry *nv;
 
+					if (pm->held + (ncap - pm->cap) * sizeof(*nv) > PERFMAP_MAX_TOTAL) {
+						pm->capped = true;
+						break;
+					}
+					nv = realloc(pm->v, ncap * sizeof(*nv));
 					if (!nv)
 						break;
+					pm->held += (ncap - pm->cap) * sizeof(*nv);
 					pm->v = nv;
 					pm->cap = ncap;
 				}
@@ -300,6 +324,8 @@ static void refresh(struct perfmap *pm)
 	char *buf;
 	int fd;
 
+	if (pm->capped)
+		return;
 	fd = open_map(pm);
 	if (fd < 0)
 		return;
@@ -311,6 +337,17 @@ static void refresh(struct perfmap *pm)
 		goto out; /* unchanged */
 	append = pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino &&
 		 st.st_size >= pm->parsed;
+	if (!append && pm->loaded) {
+		uint64_t now = mono_ns();
+
+		/* Keep the old names a while: a churning file costs one parse a second. */
+		if (now - pm->last_rewrite < REWRITE_INTERVAL_NS) {
+			pm->deferred++;
+			goto out;
+		}
+		pm->last_rewrite = now;
+		pm->rewrites++;
+	}
 	if (!append) {
 		pm->n = 0; /* names stay allocated: frames may still point at them */
 		pm->parsed = 0;
@@ -393,4 +430,14 @@ const char *perfmap_lookup(struct perfmap *pm, uint64_t addr, uint64_t *off)
 	if (off)
 		*off = addr - e->start;
 	return e->name;
+}
+
+const char *perfmap_note(const struct perfmap *pm, char *buf, size_t len)
+{
+	if (!pm || (!pm->capped && !pm->deferred))
+		return NULL;
+	snprintf(buf, len, "perf map %s: rewritten, parsed again %u times (at most once a "
+		 "second; %u re-reads put off)%s", pm->path, pm->rewrites, pm->deferred,
+		 pm->capped ? "; its names reached the 512 MiB cap: not read any more" : "");
+	return buf;
 }

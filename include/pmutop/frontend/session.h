@@ -74,6 +74,7 @@ struct session_status {
 	uint64_t corrupt, undecodable; /* ring-buffer records dropped (sampler_stats) */
 	unsigned skipped_files;    /* target files refused as unsafe (debuginfo_skipped) */
 	const char *skipped_first; /* "PATH: why" of the first, valid until session_free */
+	char perfmap_note[400];    /* perfmap_note(): the JIT map was throttled or capped, else "" */
 };
 
 struct session;

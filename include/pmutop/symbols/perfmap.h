@@ -54,4 +54,11 @@ size_t perfmap_count(const struct perfmap *pm);
 /* The file read for pid ("/proc/PID/root/tmp/perf-NSPID.map"); for tests. */
 const char *perfmap_path(const struct perfmap *pm);
 
+/*
+ * A line for the summary when the map was throttled (rewritten faster than
+ * once a second) or capped (PERFMAP_MAX_TOTAL of names held), else NULL.
+ * Returns buf.
+ */
+const char *perfmap_note(const struct perfmap *pm, char *buf, size_t len);
+
 #endif
