@@ -679,6 +679,7 @@ static int address_new(struct aggregate *a, const struct frame *f,
 	ad->address = k->address;
 	ad->loc_id = canon;
 	ad->leaf_samples = 0;
+	memset(ad->leaf_weights, 0, sizeof(ad->leaf_weights));
 	index_insert(&a->addr_ix, sl, grown, h, (uint32_t)a->addrs.n);
 	*idx = (uint32_t)a->addrs.n++;
 	return 0;
@@ -890,8 +891,10 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 		return -ENOMEM;
 	if (event >= PMUTOP_MAX_EVENTS)
 		return -EINVAL;
-	if (n)
+	if (n) {
 		a->addrs.v[leaf].leaf_samples++;
+		a->addrs.v[leaf].leaf_weights[event] += weight;
+	}
 	s->samples++;
 	s->weights[event] += weight;
 	s->ev_samples[event]++;
@@ -929,6 +932,212 @@ const struct agg_address *aggregate_addresses(const struct aggregate *a, size_t 
 {
 	*n = a->addrs.n;
 	return a->addrs.v;
+}
+
+/* ---- where each stack's leaf samples landed (annotate, pprof) ---- */
+
+/* The address entry of (mapping_id, address), or UINT32_MAX. */
+static uint32_t address_find(const struct aggregate *a, uint32_t mapping_id, uint64_t address)
+{
+	struct loc_key k = { mapping_id, address };
+	const struct slot *sl;
+
+	if (!a->addrs.n || !a->addr_ix.slots)
+		return UINT32_MAX;
+	sl = index_probe(&a->addr_ix, addr_hash(&k), addr_eq, a, &k);
+	return sl->ref ? sl->ref - 1 : UINT32_MAX;
+}
+
+static int cmp_u32_pair(const void *p, const void *q)
+{
+	const uint32_t *x = p, *y = q;
+
+	return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+static int cmp_part(const void *p, const void *q)
+{
+	const struct agg_leaf_part *x = p, *y = q;
+
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Split v over parts in proportion to share[0..n) (sum total); exact: largest remainders. */
+static void split_exact(uint64_t v, const uint64_t *share, uint64_t total, size_t n,
+			uint64_t *out, double *frac)
+{
+	uint64_t given = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double x = total ? (double)v * (double)share[i] / (double)total : 0;
+
+		out[i] = (uint64_t)x;
+		frac[i] = x - (double)out[i];
+		given += out[i];
+	}
+	while (given < v && n) {
+		size_t best = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (frac[i] > frac[best])
+				best = i;
+		out[best]++;
+		frac[best] = -1;
+		given++;
+	}
+}
+
+int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, size_t *nout)
+{
+	size_t nev = a->info.nevents > 1 ? a->info.nevents : 1, na = a->addrs.n, i, k;
+	uint64_t *rs = NULL, *rw = NULL, *sh = NULL, *res = NULL;
+	uint32_t (*byloc)[2] = NULL, *first = NULL;
+	struct agg_leaf_part *parts = NULL;
+	size_t np = 0, cap = 0;
+	double *frac = NULL;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	*nout = 0;
+	/* What is left of each address's leaf samples once the stacks that
+	 * name the address exactly (a location of its own) have taken theirs. */
+	rs = calloc(na + 1, sizeof(*rs));
+	rw = calloc((na + 1) * nev, sizeof(*rw));
+	byloc = calloc(na + 1, sizeof(*byloc));
+	first = calloc(a->locs.n + 2, sizeof(*first));
+	sh = calloc(na + 1, sizeof(*sh));
+	res = calloc(na + 1, sizeof(*res));
+	frac = calloc(na + 1, sizeof(*frac));
+	if (!rs || !rw || !byloc || !first || !sh || !res || !frac)
+		goto out;
+	for (i = 0; i < na; i++) {
+		rs[i] = a->addrs.v[i].leaf_samples;
+		for (k = 0; k < nev; k++)
+			rw[i * nev + k] = a->addrs.v[i].leaf_weights[k];
+		byloc[i][0] = a->addrs.v[i].loc_id;
+		byloc[i][1] = (uint32_t)i;
+	}
+	qsort(byloc, na, sizeof(*byloc), cmp_u32_pair);
+	/* first[L] .. first[L + 1]: the addresses of location L in byloc. */
+	for (i = 0, k = 0; k <= a->locs.n + 1; k++) {
+		while (i < na && byloc[i][0] < k)
+			i++;
+		first[k] = (uint32_t)i;
+	}
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t s = 0; s < a->stacks.n; s++) {
+			const struct agg_stack *st = &a->stacks.v[s];
+			const struct agg_location *l;
+			uint32_t leaf, ai, lo, hi;
+			bool exact;
+
+			leaf = st->nlocs ? st->locs[0] : 0;
+			l = leaf ? &a->locs.v[leaf - 1] : NULL;
+			/* A location that was merged into another stands for one address. */
+			exact = leaf && leaf <= a->loc_canon.n && a->loc_canon.v[leaf - 1];
+			lo = leaf ? first[leaf] : 0;
+			hi = leaf ? first[leaf + 1] : 0;
+			if (!leaf || exact || hi - lo <= 1) {
+				if (pass == 1)
+					continue;
+				ai = !leaf ? UINT32_MAX :
+				     exact || hi == lo ? address_find(a, l->mapping_id, l->address)
+						       : byloc[lo][1];
+				if (np == cap) {
+					struct agg_leaf_part *v;
+
+					cap = cap ? 2 * cap : 256;
+					v = realloc(parts, cap * sizeof(*v));
+					if (!v)
+						goto out;
+					parts = v;
+				}
+				memset(&parts[np], 0, sizeof(parts[np]));
+				parts[np].stack = (uint32_t)s;
+				parts[np].addr = ai;
+				parts[np].samples = st->samples;
+				for (k = 0; k < nev; k++)
+					parts[np].weights[k] = st->weights[k];
+				np++;
+				if (ai != UINT32_MAX && exact) {
+					rs[ai] = rs[ai] > st->samples ? rs[ai] - st->samples : 0;
+					for (k = 0; k < nev; k++)
+						rw[ai * nev + k] = rw[ai * nev + k] > st->weights[k] ?
+								   rw[ai * nev + k] - st->weights[k] : 0;
+				}
+				continue;
+			}
+			if (pass == 0)
+				continue;
+			/* Several addresses: the stack's samples split as the leftovers lie. */
+			if (np + (hi - lo) > cap) {
+				struct agg_leaf_part *v;
+
+				cap = 2 * (np + (hi - lo)) + 256;
+				v = realloc(parts, cap * sizeof(*v));
+				if (!v)
+					goto out;
+				parts = v;
+			}
+			memset(&parts[np], 0, (hi - lo) * sizeof(*parts));
+			for (uint32_t j = lo; j < hi; j++) {
+				parts[np + j - lo].stack = (uint32_t)s;
+				parts[np + j - lo].addr = byloc[j][1];
+			}
+			for (k = 0; k <= nev; k++) {
+				uint64_t tot = 0, v = k == nev ? st->samples : st->weights[k];
+
+				for (uint32_t j = lo; j < hi; j++) {
+					ai = byloc[j][1];
+					sh[j - lo] = k == nev ? rs[ai] : rw[ai * nev + k];
+					tot += sh[j - lo];
+				}
+				if (!tot) /* nothing left to go by: the first address */
+					sh[0] = tot = 1;
+				split_exact(v, sh, tot, hi - lo, res, frac);
+				for (uint32_t j = lo; j < hi; j++) {
+					if (k == nev)
+						parts[np + j - lo].samples = res[j - lo];
+					else
+						parts[np + j - lo].weights[k] = res[j - lo];
+				}
+			}
+			/* Keep the parts that hold something. */
+			{
+				size_t w = np;
+
+				for (uint32_t j = 0; j < hi - lo; j++) {
+					const struct agg_leaf_part *pt = &parts[np + j];
+					bool any = pt->samples != 0;
+
+					for (k = 0; k < nev && !any; k++)
+						any = pt->weights[k] != 0;
+					if (any)
+						parts[w++] = *pt;
+				}
+				np = w;
+			}
+		}
+	}
+	if (np)
+		qsort(parts, np, sizeof(*parts), cmp_part);
+	*out = parts;
+	*nout = np;
+	parts = NULL;
+	err = 0;
+out:
+	free(parts);
+	free(rs);
+	free(rw);
+	free(byloc);
+	free(first);
+	free(sh);
+	free(res);
+	free(frac);
+	return err;
 }
 
 void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *name)

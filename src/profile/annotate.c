@@ -60,6 +60,15 @@ struct home {
 	uint64_t weight, samples; /* leaf samples of event 0 in it */
 };
 
+/* Samples whose leaf was at one address (of a mapping), for one location. */
+struct leaf {
+	uint32_t mapping_id;
+	uint32_t loc_id;          /* the stack's leaf location (for its names) */
+	uint64_t address;
+	uint64_t samples;
+	uint64_t w[PMUTOP_MAX_EVENTS];
+};
+
 struct builder {
 	const struct aggregate *a;
 	const struct annotate_opts *o;
@@ -70,6 +79,9 @@ struct builder {
 	const struct agg_location *locs;
 	const struct agg_stack *stacks;
 	size_t nmaps, nfuncs, nlocs, nstacks;
+	/* Every stack's leaf samples by address (aggregate_leaf_parts). */
+	struct leaf *leaves;
+	size_t nleaves;
 	/* Per mapping id - 1: its module (NULL: none), bias, and why not. */
 	struct module **mods;
 	uint64_t *bias;
@@ -319,24 +331,20 @@ static int find_homes(struct builder *b, const char *name, struct home *homes, s
 		}
 	}
 	/* Weigh each home by the leaf samples in it. */
-	for (i = 0; i < b->nstacks; i++) {
-		const struct agg_stack *st = &b->stacks[i];
-		const struct agg_location *l;
+	for (i = 0; i < b->nleaves; i++) {
+		const struct leaf *lf = &b->leaves[i];
 		const struct agg_mapping *map;
 
-		if (!st->nlocs)
+		if (!lf->mapping_id)
 			continue;
-		l = &b->locs[st->locs[0] - 1];
-		if (!l->mapping_id)
-			continue;
-		map = &b->maps[l->mapping_id - 1];
+		map = &b->maps[lf->mapping_id - 1];
 		for (k = 0; k < *nhomes; k++) {
-			uint64_t va = l->address - homes[k].bias;
+			uint64_t va = lf->address - homes[k].bias;
 
 			if (same_binary(map, homes[k].map) && va >= homes[k].start &&
 			    va - homes[k].start < homes[k].size) {
-				homes[k].weight += st->weights[0];
-				homes[k].samples += st->samples;
+				homes[k].weight += lf->w[0];
+				homes[k].samples += lf->samples;
 			}
 		}
 	}
@@ -358,17 +366,13 @@ static int addresses_only(struct builder *b, const char *name)
 	struct annotation *an = b->an;
 	size_t i, k;
 
-	for (i = 0; i < b->nstacks; i++) {
-		const struct agg_stack *st = &b->stacks[i];
-		const struct agg_location *l;
+	for (i = 0; i < b->nleaves; i++) {
+		const struct leaf *lf = &b->leaves[i];
 		struct ann_addr *x;
 
-		if (!st->nlocs)
+		if (!loc_has(b, &b->locs[lf->loc_id - 1], name, false))
 			continue;
-		l = &b->locs[st->locs[0] - 1];
-		if (!loc_has(b, l, name, false))
-			continue;
-		for (k = 0; k < an->naddrs && an->addrs[k].addr != l->address; k++)
+		for (k = 0; k < an->naddrs && an->addrs[k].addr != lf->address; k++)
 			;
 		if (k == an->naddrs) {
 			x = realloc(an->addrs, (an->naddrs + 1) * sizeof(*x));
@@ -376,14 +380,14 @@ static int addresses_only(struct builder *b, const char *name)
 				return -ENOMEM;
 			an->addrs = x;
 			memset(&x[an->naddrs++], 0, sizeof(*x));
-			x[k].addr = l->address;
+			x[k].addr = lf->address;
 		}
 		for (size_t e = 0; e < an->nev; e++) {
-			an->addrs[k].w[e] += st->weights[e];
-			an->total[e] += st->weights[e];
+			an->addrs[k].w[e] += lf->w[e];
+			an->total[e] += lf->w[e];
 		}
-		an->addrs[k].samples += st->samples;
-		an->samples += st->samples;
+		an->addrs[k].samples += lf->samples;
+		an->samples += lf->samples;
 	}
 	if (an->naddrs)
 		qsort(an->addrs, an->naddrs, sizeof(*an->addrs), cmp_addr);
@@ -411,32 +415,69 @@ static void place_samples(struct builder *b, const struct home *h)
 {
 	struct annotation *an = b->an;
 
-	for (size_t i = 0; i < b->nstacks; i++) {
-		const struct agg_stack *st = &b->stacks[i];
-		const struct agg_location *l;
+	for (size_t i = 0; i < b->nleaves; i++) {
+		const struct leaf *lf = &b->leaves[i];
 		uint64_t va;
 		long at;
+
+		if (!lf->mapping_id || !same_binary(&b->maps[lf->mapping_id - 1], h->map))
+			continue;
+		va = lf->address - h->bias;
+		if (va < h->start || va - h->start >= h->size)
+			continue;
+		for (size_t e = 0; e < an->nev; e++)
+			an->total[e] += lf->w[e];
+		an->samples += lf->samples;
+		at = insn_at(an, va);
+		if (at < 0) {
+			an->unplaced += lf->samples;
+			continue;
+		}
+		for (size_t e = 0; e < an->nev; e++)
+			an->insns[at].w[e] += lf->w[e];
+		an->insns[at].samples += lf->samples;
+	}
+}
+
+/* The leaves of every stack, by address (see struct leaf). */
+static int collect_leaves(struct builder *b)
+{
+	const struct agg_address *addrs;
+	struct agg_leaf_part *parts;
+	size_t np, na, i;
+	int rc = aggregate_leaf_parts(b->a, &parts, &np);
+
+	if (rc)
+		return rc;
+	addrs = aggregate_addresses(b->a, &na);
+	b->leaves = calloc(np ? np : 1, sizeof(*b->leaves));
+	if (!b->leaves) {
+		free(parts);
+		return -ENOMEM;
+	}
+	for (i = 0; i < np; i++) {
+		const struct agg_stack *st = &b->stacks[parts[i].stack];
+		const struct agg_location *l;
+		struct leaf *lf;
 
 		if (!st->nlocs)
 			continue;
 		l = &b->locs[st->locs[0] - 1];
-		if (!l->mapping_id || !same_binary(&b->maps[l->mapping_id - 1], h->map))
-			continue;
-		va = l->address - h->bias;
-		if (va < h->start || va - h->start >= h->size)
-			continue;
-		for (size_t e = 0; e < an->nev; e++)
-			an->total[e] += st->weights[e];
-		an->samples += st->samples;
-		at = insn_at(an, va);
-		if (at < 0) {
-			an->unplaced += st->samples;
-			continue;
+		lf = &b->leaves[b->nleaves++];
+
+		lf->loc_id = st->locs[0];
+		if (parts[i].addr < na) {
+			lf->mapping_id = addrs[parts[i].addr].mapping_id;
+			lf->address = addrs[parts[i].addr].address;
+		} else {
+			lf->mapping_id = l->mapping_id;
+			lf->address = l->address;
 		}
-		for (size_t e = 0; e < an->nev; e++)
-			an->insns[at].w[e] += st->weights[e];
-		an->insns[at].samples += st->samples;
+		lf->samples = parts[i].samples;
+		memcpy(lf->w, parts[i].weights, sizeof(lf->w));
 	}
+	free(parts);
+	return 0;
 }
 
 /* Basic blocks: a block starts at the entry, at a branch target, after a branch or return. */
@@ -675,6 +716,9 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 	if (!an->func)
 		goto fail;
 	describe_events(an, a);
+	rc = collect_leaves(&b);
+	if (rc)
+		goto fail;
 
 	rc = find_homes(&b, name, homes, &nhomes, &why);
 	if (rc)
@@ -767,6 +811,7 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 		     "samples", name);
 	skid_note(an);
 done:
+	free(b.leaves);
 	free(homes);
 	free(b.mods);
 	free(b.bias);
@@ -777,6 +822,7 @@ done:
 fail:
 	if (rc == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "out of memory");
+	free(b.leaves);
 	free(homes);
 	free(b.mods);
 	free(b.bias);

@@ -64,6 +64,14 @@ struct build {
 
 	int64_t comments[NCOMMENTS];
 	char comment_text[NCOMMENTS][256];
+
+	/* One sample per leaf part (aggregate_leaf_parts): a stack whose leaf
+	 * line ran at several instructions keeps them, each a location of its
+	 * own with that line (a variant of the stack's leaf location). */
+	struct agg_leaf_part *parts;
+	size_t nparts;
+	struct variant { uint32_t loc, addr; uint64_t id; } *variants;
+	size_t nvariants;
 };
 
 /* calloc that never returns NULL for n == 0 (so NULL always means ENOMEM). */
@@ -89,6 +97,8 @@ static void build_free(struct build *b)
 	free(b->values);
 	free(b->labels);
 	free(b->labelp);
+	free(b->parts);
+	free(b->variants);
 }
 
 /* Adds a string to the table; on ENOMEM sets *failed and returns 0. */
@@ -227,6 +237,71 @@ static size_t main_mapping(const struct agg_mapping *am, size_t nm)
 	return 0;
 }
 
+static int cmp_variant(const void *p, const void *q)
+{
+	const struct variant *x = p, *y = q;
+
+	if (x->loc != y->loc)
+		return x->loc < y->loc ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The address a part puts the stack's leaf at, when it is not the location's own. */
+static bool part_moves_leaf(const struct aggregate *a, const struct agg_leaf_part *p,
+			    uint32_t *loc)
+{
+	size_t ns, nl, na;
+	const struct agg_stack *st = aggregate_stacks(a, &ns);
+	const struct agg_location *al = aggregate_locations(a, &nl);
+	const struct agg_address *ad = aggregate_addresses(a, &na);
+
+	*loc = st[p->stack].nlocs ? st[p->stack].locs[0] : 0;
+	return *loc && p->addr < na && ad[p->addr].address != al[*loc - 1].address;
+}
+
+/* The leaf parts and the extra locations they need (ids after the aggregate's). */
+static int build_parts(struct build *b, const struct aggregate *a)
+{
+	size_t nl, i, n = 0;
+	uint32_t loc;
+	int rc;
+
+	aggregate_locations(a, &nl);
+	rc = aggregate_leaf_parts(a, &b->parts, &b->nparts);
+	if (rc)
+		return rc;
+	b->variants = xcalloc(b->nparts, sizeof(*b->variants));
+	if (!b->variants)
+		return -ENOMEM;
+	for (i = 0; i < b->nparts; i++)
+		if (part_moves_leaf(a, &b->parts[i], &loc))
+			b->variants[n++] = (struct variant){ loc, b->parts[i].addr, 0 };
+	if (n)
+		qsort(b->variants, n, sizeof(*b->variants), cmp_variant);
+	b->nvariants = 0;
+	for (i = 0; i < n; i++)
+		if (!b->nvariants || cmp_variant(&b->variants[b->nvariants - 1], &b->variants[i]))
+			b->variants[b->nvariants++] = b->variants[i];
+	for (i = 0; i < b->nvariants; i++)
+		b->variants[i].id = nl + 1 + i;
+	return 0;
+}
+
+/* The location id a part's sample starts with. */
+static uint64_t part_leaf_id(const struct build *b, const struct aggregate *a,
+			     const struct agg_leaf_part *p)
+{
+	struct variant key, *v;
+	uint32_t loc;
+
+	if (!part_moves_leaf(a, p, &loc))
+		return loc;
+	key.loc = loc;
+	key.addr = p->addr;
+	v = bsearch(&key, b->variants, b->nvariants, sizeof(*v), cmp_variant);
+	return v ? v->id : loc;
+}
+
 static int build_tables(struct build *b, const struct aggregate *a, bool *failed)
 {
 	const struct agg_mapping *am;
@@ -244,8 +319,8 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 	b->mapp = xcalloc(nm, sizeof(*b->mapp));
 	b->funcs = xcalloc(nf, sizeof(*b->funcs));
 	b->funcp = xcalloc(nf, sizeof(*b->funcp));
-	b->locs = xcalloc(nl, sizeof(*b->locs));
-	b->locp = xcalloc(nl, sizeof(*b->locp));
+	b->locs = xcalloc(nl + b->nvariants, sizeof(*b->locs));
+	b->locp = xcalloc(nl + b->nvariants, sizeof(*b->locp));
 	b->lines = xcalloc(nlines, sizeof(*b->lines));
 	b->linep = xcalloc(nlines, sizeof(*b->linep));
 	if (!b->maps || !b->mapp || !b->funcs || !b->funcp || !b->locs ||
@@ -307,7 +382,22 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 	b->prof.mapping = b->mapp;
 	b->prof.n_function = nf;
 	b->prof.function = b->funcp;
-	b->prof.n_location = nl;
+	/* The variants: the same lines at another address of the line. */
+	{
+		size_t na;
+		const struct agg_address *ad = aggregate_addresses(a, &na);
+
+		for (i = 0; i < b->nvariants; i++) {
+			Perftools__Profiles__Location *l = &b->locs[nl + i];
+			const Perftools__Profiles__Location *of = &b->locs[b->variants[i].loc - 1];
+
+			*l = *of;
+			l->id = b->variants[i].id;
+			l->address = ad[b->variants[i].addr].address;
+			b->locp[nl + i] = l;
+		}
+	}
+	b->prof.n_location = nl + b->nvariants;
 	b->prof.location = b->locp;
 	return 0;
 }
@@ -322,18 +412,20 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
-	size_t ns, nt, nids = 0, i, j;
+	size_t ns, nt, np, nids = 0, i, j;
 	int64_t key_thread, key_tid, key_threads;
-	uint64_t *ids;
+	uint64_t *ids, split_given = 0;
+	uint32_t split_stack = UINT32_MAX;
 
 	stacks = aggregate_stacks(a, &ns);
 	threads = aggregate_threads(a, &nt);
-	for (i = 0; i < ns; i++)
-		nids += stacks[i].nlocs;
-	b->samples = xcalloc(ns, sizeof(*b->samples));
-	b->samplep = xcalloc(ns, sizeof(*b->samplep));
+	np = b->nparts;
+	for (i = 0; i < np; i++)
+		nids += stacks[b->parts[i].stack].nlocs;
+	b->samples = xcalloc(np, sizeof(*b->samples));
+	b->samplep = xcalloc(np, sizeof(*b->samplep));
 	b->loc_ids = xcalloc(nids, sizeof(*b->loc_ids));
-	b->values = xcalloc(ns * b->ntypes, sizeof(*b->values));
+	b->values = xcalloc(np * b->ntypes, sizeof(*b->values));
 	b->labels = xcalloc(nt * 2, sizeof(*b->labels));
 	b->labelp = xcalloc(nt * 2, sizeof(*b->labelp));
 	if (!b->samples || !b->samplep || !b->loc_ids || !b->values ||
@@ -363,25 +455,43 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	}
 
 	ids = b->loc_ids;
-	for (i = 0; i < ns; i++) {
+	for (i = 0; i < np; i++) {
+		const struct agg_leaf_part *pt = &b->parts[i];
+		const struct agg_stack *st = &stacks[pt->stack];
 		Perftools__Profiles__Sample *s = &b->samples[i];
-		const struct agg_thread *t = aggregate_thread(a, stacks[i].tid);
+		const struct agg_thread *t = aggregate_thread(a, st->tid);
+		bool last = i + 1 == np || b->parts[i + 1].stack != pt->stack;
 
 		perftools__profiles__sample__init(s);
-		for (j = 0; j < stacks[i].nlocs; j++)
-			ids[j] = stacks[i].locs[j];
-		s->n_location_id = stacks[i].nlocs;
+		for (j = 0; j < st->nlocs; j++)
+			ids[j] = j ? st->locs[j] : part_leaf_id(b, a, pt);
+		s->n_location_id = st->nlocs;
 		s->location_id = ids;
-		ids += stacks[i].nlocs;
+		ids += st->nlocs;
 		{
 			int64_t *v = &b->values[i * b->ntypes];
 			size_t nev = info->nevents ? info->nevents : 1, col = 1;
 
-			v[0] = (int64_t)(b->only >= 0 ? stacks[i].ev_samples[b->only] : stacks[i].samples);
+			if (b->only >= 0) {
+				/* --dump-split: this event's samples, shared out like the rest. */
+				uint64_t evs = st->ev_samples[b->only];
+				uint64_t share = st->samples ? evs * pt->samples / st->samples : 0;
+
+				if (pt->stack != split_stack) {
+					split_stack = pt->stack;
+					split_given = 0;
+				}
+				if (last)
+					share = evs > split_given ? evs - split_given : 0;
+				split_given += share;
+				v[0] = (int64_t)share;
+			} else {
+				v[0] = (int64_t)pt->samples;
+			}
 			for (size_t k = 0; k < nev; k++) {
 				if (b->only >= 0 && (size_t)b->only != k)
 					continue;
-				v[col++] = (int64_t)((double)stacks[i].weights[k] * event_scale(info, k) + 0.5);
+				v[col++] = (int64_t)((double)pt->weights[k] * event_scale(info, k) + 0.5);
 			}
 			s->n_value = b->ntypes;
 			s->value = v;
@@ -399,7 +509,7 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 		}
 		b->samplep[i] = s;
 	}
-	b->prof.n_sample = ns;
+	b->prof.n_sample = np;
 	b->prof.sample = b->samplep;
 	return 0;
 }
@@ -484,7 +594,9 @@ int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out
 	b->only = event;
 	str(b, "", &failed); /* string_table[0] must be "" */
 	build_header(b, aggregate_info_const(a), &failed);
-	rc = build_tables(b, a, &failed);
+	rc = build_parts(b, a);
+	if (!rc)
+		rc = build_tables(b, a, &failed);
 	if (!rc)
 		rc = build_samples(b, a, &failed);
 	if (!rc && failed)

@@ -62,6 +62,17 @@ read -r A B <<<"$(loop_shares ann.out)"
 info "loop A $A%, loop B $B% (truth 75 / 25)"
 near_75_25 "$A" "$B" || fail "loop shares $A / $B are not 75 / 25 within 6 points"
 
+# hot_insns FILE: instructions of loop A with samples. The loop body is 12
+# serially dependent instructions; a listing that puts a whole line's
+# samples on one address has lost the instruction view.
+hot_insns() {
+	awk '/LOOP_A/ { on = 1; next } /LOOP_B/ { on = 0 } on && / [0-9a-f]+:  [a-z]/ && /%/ { n++ }
+	     END { print n + 0 }' "$1"
+}
+n=$(hot_insns ann.out)
+info "$n instructions of loop A have samples"
+(( n >= 4 )) || fail "samples on only $n instruction(s) of loop A: the per-address detail was lost"
+
 # Same instructions as objdump -d, address for address.
 objdump -d --no-show-raw-insn ./two_loops |
 	awk '/<two_loops>:$/ { on = 1; next } on && /^$/ { exit } on { a = $1; sub(/:/, "", a); print a, $2 }' >obj.txt
@@ -119,6 +130,8 @@ grep -q 'no debug info' anns.out || fail "no note that the stripped binary has n
 run_pmutop live -e task-clock --period 200000 --duration 1 --annotate two_loops -q -- ./two_loops 6
 (( RC == 0 )) || { show live.err; fail "--annotate at the end of a recording failed ($RC)"; }
 grep -q 'LOOP_A' live.out || { show live.out; fail "no listing after the recording"; }
+n=$(hot_insns live.out)
+(( n >= 4 )) || { show live.out 30; fail "at the end of a recording: samples on only $n instruction(s) of loop A"; }
 
 # JIT code (named from the target's perf map): addresses only, with a note.
 if [[ $(uname -m) == x86_64 ]]; then

@@ -19,6 +19,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/symbols/symbolize.h"
+#include "agg_spec.h"
 
 static struct mapping map_exe = {
 	.id = 7, .start = 0x400000, .end = 0x500000, .pgoff = 0x1000,
@@ -501,6 +502,55 @@ static void test_address_cap(void **state)
 	aggregate_free(a);
 }
 
+
+/*
+ * A line's samples on several instructions: one location, two addresses in
+ * the histogram; the leaf parts give each address its count and keep every
+ * stack's total (the instruction view and the pprof writer read them).
+ */
+static void test_leaf_parts(void **state)
+{
+	struct aggregate *a = aggregate_new();
+	const struct agg_address *ad;
+	const struct agg_stack *st;
+	struct agg_leaf_part *p;
+	uint64_t at[2] = { 0, 0 }, per_stack[2] = { 0, 0 };
+	size_t np, na, ns, i;
+
+	(void)state;
+	assert_non_null(a);
+	for (i = 0; i < 3; i++)
+		agg_add_spec(a, 1, 10, "f@100 main@200");
+	agg_add_spec(a, 1, 10, "f@104 main@200");
+	agg_add_spec(a, 1, 10, "f@100 other@300");
+	agg_add_spec(a, 1, 10, "f@100 other@300");
+	agg_add_spec(a, 1, 7, "");
+	st = aggregate_stacks(a, &ns);
+	assert_int_equal(ns, 3); /* f;main, f;other and the empty stack */
+	ad = aggregate_addresses(a, &na);
+	assert_int_equal(aggregate_leaf_parts(a, &p, &np), 0);
+	for (i = 0; i + 1 < np; i++)
+		assert_true(p[i].stack <= p[i + 1].stack);
+	for (i = 0; i < np; i++) {
+		if (!st[p[i].stack].nlocs) {
+			assert_int_equal(p[i].addr, UINT32_MAX);
+			assert_int_equal(p[i].weights[0], 7);
+			continue;
+		}
+		assert_true(p[i].addr < na);
+		at[ad[p[i].addr].address == 0x104] += p[i].weights[0];
+		per_stack[st[p[i].stack].locs[1] != st[0].locs[1]] += p[i].samples;
+	}
+	/* Per address exact: 5 samples at 0x100, 1 at 0x104 (10 each). */
+	assert_int_equal(at[0], 50);
+	assert_int_equal(at[1], 10);
+	/* Per stack exact: 4 and 2 samples. */
+	assert_int_equal(per_stack[0] + per_stack[1], 6);
+	assert_true((per_stack[0] == 4 && per_stack[1] == 2) || (per_stack[0] == 2 && per_stack[1] == 4));
+	free(p);
+	aggregate_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_fold_exited_threads),
 		cmocka_unit_test(test_stack_cap),
 		cmocka_unit_test(test_address_cap),
+		cmocka_unit_test(test_leaf_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,6 +99,9 @@ struct agg_address {
 	uint32_t loc_id;       /* the location the address belongs to */
 	uint64_t address;
 	uint64_t leaf_samples;
+	/* Per event of the run, the weight of those samples: where inside a
+	 * line each event lands (the instruction view, annotate.h). */
+	uint64_t leaf_weights[PMUTOP_MAX_EVENTS];
 };
 
 /*
@@ -191,6 +194,28 @@ int aggregate_maintain(struct aggregate *a, bool force, bool lines);
 
 /* The leaf-address histogram (see struct agg_address), n entries. */
 const struct agg_address *aggregate_addresses(const struct aggregate *a, size_t *n);
+
+/*
+ * Where a stack's leaf samples landed, address by address. A location is a
+ * source position, so the samples of one stack may lie on several
+ * instructions of its leaf line: the histogram says how many on each. A
+ * part is a share of stack `stack` (index into aggregate_stacks()) at
+ * address entry `addr` (index into aggregate_addresses(); UINT32_MAX: at
+ * the leaf location's own address, when the table does not know better),
+ * with its samples and per-event weights. A stack's parts add up exactly to
+ * the stack; the parts at an address add up to its leaf counts (as far as
+ * the capped histogram still holds them). Parts come in stack order. This is
+ * what the instruction view and the pprof writer (one sample per part, so a
+ * saved profile keeps its instructions) read.
+ * Returns 0 (*out freed by the caller) or -ENOMEM.
+ */
+struct agg_leaf_part {
+	uint32_t stack;
+	uint32_t addr;
+	uint64_t samples;
+	uint64_t weights[PMUTOP_MAX_EVENTS];
+};
+int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, size_t *n);
 
 /* Mutable run facts (the record loop fills them in). */
 struct agg_info *aggregate_info(struct aggregate *a);
