@@ -43,6 +43,7 @@ enum rule_kind {
 	RULE_ROOT,  /* the return address is undefined: outermost frame */
 	RULE_NONE,  /* not modelled here: let libunwind do this sample */
 	RULE_SIGNAL, /* addr + 1 is a signal return trampoline: a ucontext follows */
+	RULE_CGOCALL, /* in runtime.asmcgocall on the system stack: back to the goroutine's */
 };
 
 enum bp_rule { BP_SAME, BP_AT_CFA, BP_UNDEF };
@@ -205,6 +206,37 @@ static bool is_sigreturn(const struct mapping *m, uint64_t addr)
 #define UC_RIP (40 + 16 * 8)
 
 /*
+ * The return into runtime.asmcgocall from C code, read off the code that
+ * follows it, which restores the goroutine's SP (the way Go does it since
+ * 1.x; the slots moved between versions):
+ *   mov G(%rsp),%rdi; mov 8(%rdi),%rsi; sub D(%rsp),%rsi   (g at SP+G,
+ *     its SP as a depth below g.stack.hi at SP+D), or
+ *   mov S(%rsp),%rsi                                       (no g: the SP at SP+S).
+ * cfa_off = G or -1, bp_off = D or S. Anything else: not modelled.
+ */
+static bool cgocall_rule(const struct mapping *m, uint64_t ra, struct rule *r)
+{
+	uint8_t b[14];
+
+	if (module_read(m->mod, ra - m->bias, b, sizeof(b)))
+		return false;
+	if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x7c && b[3] == 0x24 && b[5] == 0x48 &&
+	    b[6] == 0x8b && b[7] == 0x77 && b[8] == 0x08 && b[9] == 0x48 && b[10] == 0x2b &&
+	    b[11] == 0x74 && b[12] == 0x24) {
+		r->cfa_off = b[4];
+		r->bp_off = b[13];
+	} else if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x74 && b[3] == 0x24) {
+		r->cfa_off = -1;
+		r->bp_off = b[4];
+	} else {
+		return false;
+	}
+	r->kind = RULE_CGOCALL;
+	r->debug_frame = 1;
+	return true;
+}
+
+/*
  * Go code, from Go's own tables (.gopclntab): with only_top, just whether
  * vaddr is in a function that starts a stack (goexit, mstart: the root,
  * as Go's traceback sees it); else the frame from the SP table, for code
@@ -223,6 +255,14 @@ static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, boo
 	if (!t || gopclntab_func(t, vaddr, &fn) != 0)
 		return false;
 	/*
+	 * vaddr is a return address minus one. Go code never returns to a
+	 * function's first byte (its assembler pads a final CALL), except
+	 * to the PC it saves for a goroutine that switched stacks
+	 * (runtime.systemstack_switch): that frame is the function at vaddr + 1.
+	 */
+	if (fn.end == vaddr + 1 && gopclntab_func(t, vaddr + 1, &fn) != 0)
+		return false;
+	/*
 	 * A signal handler's entry is the top of the signal stack for Go's
 	 * traceback; here the walk goes on through the signal frame into the
 	 * interrupted code.
@@ -232,7 +272,14 @@ static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, boo
 		r->kind = RULE_ROOT;
 		return true;
 	}
-	if (only_top || gopclntab_spdelta(t, &fn, vaddr, &sp) != 0 || sp < 0 || sp > (1 << 30))
+	if (only_top)
+		return false;
+	if (!strcmp(fn.name, "runtime.asmcgocall"))
+		return cgocall_rule(m, vaddr + 1, r);
+	/* The PC Go saves for a goroutine that switched stacks: a frameless stand-in. */
+	if (!strcmp(fn.name, "runtime.systemstack_switch"))
+		sp = 0;
+	else if (gopclntab_spdelta(t, &fn, vaddr, &sp) != 0 || sp < 0 || sp > (1 << 30))
 		return false;
 	r->kind = RULE_STEP;
 	r->cfa_reg = DW_RSP;
@@ -241,6 +288,20 @@ static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, boo
 	r->bp_off = -16;
 	r->debug_frame = 1; /* libunwind cannot check it */
 	return true;
+}
+
+/* runtime.asmcgocall and runtime.systemstack_switch, whatever the CFI says. */
+static bool go_switch_rule(const struct mapping *m, uint64_t vaddr, struct rule *r)
+{
+	const char *err;
+	const struct gopclntab *t = module_gopclntab(m->mod, &err);
+	struct gofunc fn;
+
+	if (!t || gopclntab_func(t, vaddr, &fn) != 0 ||
+	    (fn.end == vaddr + 1 && gopclntab_func(t, vaddr + 1, &fn) != 0) ||
+	    (strcmp(fn.name, "runtime.asmcgocall") && strcmp(fn.name, "runtime.systemstack_switch")))
+		return false;
+	return go_rule(m, vaddr, r, false);
 }
 
 /* Derive the rule for code address `addr` (already adjusted for callers). */
@@ -265,6 +326,9 @@ static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 		return;
 	}
 	if (r->go && go_rule(m, addr - m->bias, r, true))
+		return;
+	/* Go's stack-switching assembly: Go's own tables know it better than its CFI. */
+	if (r->go && go_switch_rule(m, addr - m->bias, r))
 		return;
 	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame) {
 		if (r->go)
@@ -370,6 +434,8 @@ static enum unwind_outcome stack_read_outcome(uint64_t sp0, uint64_t addr)
 unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint64_t *ips,
 		     unsigned max, enum unwind_outcome *outcome)
 {
+	static const struct rule frameless = { .kind = RULE_STEP, .cfa_reg = DW_RSP, .cfa_off = 8,
+					       .bp = BP_SAME, .debug_frame = 1, .go = 1 };
 	uint64_t sp0, ip, sp, bp;
 	bool bp_known = true, exact = true; /* exact: ip is not a return address */
 	unsigned n = 0;
@@ -395,6 +461,36 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 		/* Callers are looked up at the call instruction, not the return address. */
 		r = rule_get(f, exact ? ip : ip - 1);
 		exact = false;
+		if (r->kind == RULE_CGOCALL && !exact) {
+			/*
+			 * C code called from Go returns into asmcgocall on the
+			 * system stack; the slots cgocall_rule() found hold the
+			 * goroutine's g and its SP (as a depth below g.stack.hi,
+			 * g's second word), where the return address into
+			 * runtime.cgocall is.
+			 */
+			uint64_t depth, g = 0, hi, base;
+
+			if (read_word(f, s, sp0, sp + (uint64_t)r->bp_off, &depth) ||
+			    (r->cfa_off >= 0 && read_word(f, s, sp0, sp + (uint64_t)r->cfa_off, &g))) {
+				*outcome = stack_read_outcome(sp0, sp);
+				return n;
+			}
+			if (g && read_word(f, s, sp0, g + 8, &hi)) {
+				*outcome = UNWIND_BAD_FRAME;
+				return n;
+			}
+			base = g ? hi - depth : depth;
+			if (read_word(f, s, sp0, base, &ra) || !ra) {
+				*outcome = UNWIND_BAD_FRAME;
+				return n;
+			}
+			ips[n++] = ip = ra;
+			sp = base + 8;
+			continue;
+		}
+		if (r->kind == RULE_CGOCALL) /* the leaf: not yet switched, as any frameless code */
+			r = &frameless;
 		if (r->kind == RULE_SIGNAL) {
 			/* ip is the trampoline; sp the kernel's ucontext: the interrupted registers. */
 			uint64_t uip, usp;
