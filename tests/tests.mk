@@ -109,6 +109,7 @@ workloads: $(WORKLOAD_DIR)/libfat.so
 #   inline_hot / debuglink  DWARF file:line and inlined frames, the latter
 #              with its debug info split off into a .debug file
 #   go_shares  a Go program (only when Debian's golang-go is installed)
+#   go_stacks, go_stacks_stripped, go_cgo  Go stack switches, -s -w, cgo (issue 12)
 WL_ECO := $(addprefix $(WORKLOAD_DIR)/,jit cxx_names inline_hot)
 workloads: $(WL_ECO)
 
@@ -141,4 +142,25 @@ $(WORKLOAD_DIR)/go_shares: $(WL_SRC)/go_shares.go
 	@echo "  GO      $@"
 	$(Q)HOME=$${HOME:-/tmp} GOCACHE=$(abspath $(BUILD))/gocache CGO_ENABLED=0 GOFLAGS=-mod=mod \
 		GOPROXY=off go build -o $@ $<
+
+# Issue 12: stacks across Go's stack switches (go_stacks, and the same built
+# with -ldflags='-s -w': no .symtab, no DWARF, only .gopclntab), and a cgo
+# program (Go -> C -> Go; needs gcc, which the C workloads need anyway).
+GO_ENV := HOME=$${HOME:-/tmp} GOCACHE=$(abspath $(BUILD))/gocache GOFLAGS=-mod=mod GOPROXY=off
+workloads: $(addprefix $(WORKLOAD_DIR)/,go_stacks go_stacks_stripped go_cgo)
+
+$(WORKLOAD_DIR)/go_stacks: $(WL_SRC)/go_stacks.go
+	@mkdir -p $(dir $@)
+	@echo "  GO      $@"
+	$(Q)$(GO_ENV) CGO_ENABLED=0 go build -o $@ $<
+
+$(WORKLOAD_DIR)/go_stacks_stripped: $(WL_SRC)/go_stacks.go
+	@mkdir -p $(dir $@)
+	@echo "  GO      $@"
+	$(Q)$(GO_ENV) CGO_ENABLED=0 go build -ldflags='-s -w' -o $@ $<
+
+$(WORKLOAD_DIR)/go_cgo: $(WL_SRC)/go_cgo.go
+	@mkdir -p $(dir $@)
+	@echo "  GO      $@"
+	$(Q)$(GO_ENV) CGO_ENABLED=1 go build -o $@ $<
 endif

@@ -40,6 +40,15 @@ unsigned gosym_lines(const struct module *mod, uint64_t vaddr, struct src_line *
 	return n;
 }
 
+bool gosym_is_entry(const struct module *mod, uint64_t vaddr)
+{
+	const char *err;
+	const struct gopclntab *t = module_gopclntab(mod, &err);
+	struct gofunc f;
+
+	return t && gopclntab_func(t, vaddr, &f) == 0 && f.entry == vaddr;
+}
+
 const char *gosym_problem(const struct module *mod)
 {
 	const char *err = NULL;

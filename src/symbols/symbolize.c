@@ -23,10 +23,17 @@ static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *
 {
 	const struct mapping *map;
 
-	f->addr = addr;
 	f->func = NULL;
 	f->func_off = 0;
 	f->map = map = maps ? maps_find(maps, addr) : NULL;
+	/*
+	 * A caller's return address minus one that falls just before a Go
+	 * function: the frame is the PC Go saves for a goroutine that switched
+	 * stacks (runtime.systemstack_switch's entry), not the function before.
+	 */
+	if (map && map->mod && addr + 1 < map->end && gosym_is_entry(map->mod, addr + 1 - map->bias))
+		addr++;
+	f->addr = addr;
 	if (map && map->mod) {
 		f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
 		/* Go binaries without .symtab still have Go's own table. */

@@ -104,8 +104,7 @@ unsigned gostack_splice(const struct maps *maps, const struct perf_sample *s,
 			continue;
 		tail_cfi = n - 1 - j;
 		tail_kc = nk - 1 - t;
-		if (!(tail_kc > tail_cfi || (*outcome != UNWIND_ROOT && tail_kc > 0 &&
-					     tail_kc >= tail_cfi)))
+		if (!(tail_kc > tail_cfi || (*outcome != UNWIND_ROOT && tail_kc > 0)))
 			return n;
 		n = j + 1;
 		*outcome = UNWIND_ROOT;

@@ -44,6 +44,8 @@ enum rule_kind {
 	RULE_NONE,  /* not modelled here: let libunwind do this sample */
 	RULE_SIGNAL, /* addr + 1 is a signal return trampoline: a ucontext follows */
 	RULE_CGOCALL, /* in runtime.asmcgocall on the system stack: back to the goroutine's */
+	RULE_MCALL, /* in runtime.mcall on the system stack: the goroutine's saved state */
+	RULE_SWITCH, /* in runtime.systemstack/morestack on g0: CFI ends, the kernel's chain goes on */
 };
 
 enum bp_rule { BP_SAME, BP_AT_CFA, BP_UNDEF };
@@ -200,6 +202,10 @@ static bool is_sigreturn(const struct mapping *m, uint64_t addr)
 	return module_read(m->mod, addr - m->bias, b, sizeof(b)) == 0 && !memcmp(b, code, sizeof(b));
 }
 
+/* runtime.g: sched.sp and sched.pc (gobuf) after stack, stackguard0/1, _panic, _defer, m. */
+#define G_SCHED_SP 56
+#define G_SCHED_PC 64
+
 /* Offsets in the kernel's rt_sigframe after the return address (struct ucontext, x86_64). */
 #define UC_RBP (40 + 10 * 8)
 #define UC_RSP (40 + 15 * 8)
@@ -276,6 +282,16 @@ static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, boo
 		return false;
 	if (!strcmp(fn.name, "runtime.asmcgocall"))
 		return cgocall_rule(m, vaddr + 1, r);
+	if (!strcmp(fn.name, "runtime.systemstack") || !strcmp(fn.name, "runtime.morestack")) {
+		r->kind = RULE_SWITCH;
+		r->debug_frame = 1;
+		return true;
+	}
+	if (!strcmp(fn.name, "runtime.mcall")) {
+		r->kind = RULE_MCALL;
+		r->debug_frame = 1;
+		return true;
+	}
 	/* The PC Go saves for a goroutine that switched stacks: a frameless stand-in. */
 	if (!strcmp(fn.name, "runtime.systemstack_switch"))
 		sp = 0;
@@ -290,7 +306,7 @@ static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, boo
 	return true;
 }
 
-/* runtime.asmcgocall and runtime.systemstack_switch, whatever the CFI says. */
+/* Go's stack-switching functions (asmcgocall, mcall, systemstack, morestack, systemstack_switch), whatever the CFI says. */
 static bool go_switch_rule(const struct mapping *m, uint64_t vaddr, struct rule *r)
 {
 	const char *err;
@@ -299,7 +315,9 @@ static bool go_switch_rule(const struct mapping *m, uint64_t vaddr, struct rule 
 
 	if (!t || gopclntab_func(t, vaddr, &fn) != 0 ||
 	    (fn.end == vaddr + 1 && gopclntab_func(t, vaddr + 1, &fn) != 0) ||
-	    (strcmp(fn.name, "runtime.asmcgocall") && strcmp(fn.name, "runtime.systemstack_switch")))
+	    (strcmp(fn.name, "runtime.asmcgocall") && strcmp(fn.name, "runtime.systemstack_switch") &&
+	     strcmp(fn.name, "runtime.mcall") && strcmp(fn.name, "runtime.systemstack") &&
+	     strcmp(fn.name, "runtime.morestack")))
 		return false;
 	return go_rule(m, vaddr, r, false);
 }
@@ -489,8 +507,41 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			sp = base + 8;
 			continue;
 		}
-		if (r->kind == RULE_CGOCALL) /* the leaf: not yet switched, as any frameless code */
-			r = &frameless;
+		if (r->kind == RULE_MCALL && !exact) {
+			/*
+			 * mcall pushed the goroutine's g on the system stack
+			 * before calling fn, and saved the goroutine's SP and PC
+			 * (the return into mcall's caller) in g.sched, at the
+			 * same offsets in every Go release since 1.4 (after
+			 * g.stack, the two stack guards, _panic, _defer and m).
+			 */
+			uint64_t g, gsp, gpc;
+
+			if (read_word(f, s, sp0, sp, &g)) {
+				*outcome = stack_read_outcome(sp0, sp);
+				return n;
+			}
+			if (!g || read_word(f, s, sp0, g + G_SCHED_SP, &gsp) ||
+			    read_word(f, s, sp0, g + G_SCHED_PC, &gpc) || !gpc || !gsp) {
+				*outcome = UNWIND_BAD_FRAME;
+				return n;
+			}
+			ips[n++] = ip = gpc;
+			sp = gsp;
+			bp_known = false;
+			continue;
+		}
+		if (r->kind == RULE_SWITCH && !exact) {
+			/*
+			 * On the system stack, called from a goroutine's: the
+			 * frame-pointer chain the kernel took goes on from here
+			 * (gostack.h), the CFI does not.
+			 */
+			*outcome = UNWIND_NO_INFO;
+			return n;
+		}
+		if (r->kind == RULE_CGOCALL || r->kind == RULE_MCALL || r->kind == RULE_SWITCH)
+			r = &frameless; /* the leaf: not yet switched, as any frameless code */
 		if (r->kind == RULE_SIGNAL) {
 			/* ip is the trampoline; sp the kernel's ucontext: the interrupted registers. */
 			uint64_t uip, usp;

@@ -8,6 +8,7 @@
 #ifndef PMUTOP_SYMBOLS_GOPCLNTAB_H
 #define PMUTOP_SYMBOLS_GOPCLNTAB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pmutop/symbols/debuginfo.h"
@@ -29,6 +30,9 @@ const char *gosym_name(const struct module *mod, uint64_t vaddr, uint64_t *off);
  */
 unsigned gosym_lines(const struct module *mod, uint64_t vaddr, struct src_line *out,
 		     unsigned max);
+
+/* Whether ELF vaddr is the first byte of a Go function in mod's .gopclntab. */
+bool gosym_is_entry(const struct module *mod, uint64_t vaddr);
 
 /*
  * Why mod's .gopclntab cannot be used (corrupt, truncated, unknown

@@ -37,8 +37,8 @@ unsigned gostack_user_chain(const struct perf_sample *s, unsigned max_stack,
 /*
  * ips[0..n) is a CFI walk of s ending with *outcome. Where its last frame
  * in Go code (a module_is_go() module) is also in the kernel's chain and
- * the chain goes on beyond it (further than the walk does, or the walk did
- * not reach the root), replace the walk's remaining frames with the
+ * the chain goes on beyond it (further than the walk does, or at all when
+ * the walk did not reach the root), replace the walk's remaining frames with the
  * chain's. Returns the new frame count (<= max) and updates *outcome:
  * UNWIND_ROOT when the chain ended by itself, UNWIND_MAX_DEPTH when max or
  * the kernel's limit cut it; *spliced tells whether it did. Without a
