@@ -28,6 +28,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
 	}
+	for (unsigned i = 0; i < opts.nnotes && !opts.quiet; i++)
+		fprintf(stderr, "pmutop: %s\n", opts.notes[i]);
 	if (opts.list_events) {
 		events_list(stdout, opts.kernel);
 		return 0;

@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "pmutop/frontend/cli_doc.h"
+#include "pmutop/frontend/cli_habits.h"
 
 #define DEFAULT_STACK_SIZE 16384
 #define DEFAULT_MAX_DEPTH 128
@@ -36,7 +38,22 @@ struct cli_ctx {
 	const char *event_specs[PMUTOP_MAX_EVENTS];
 	size_t nspecs;
 	bool have_period;
+	bool saw_g;             /* -g: say which unwinder answers it */
+	bool threads;           /* --threads (py-spy) */
 };
+
+/* A one-line note for stderr (printed by main unless -q). */
+static void note(struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct cli_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->o->nnotes == CLI_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->o->notes[c->o->nnotes++], sizeof(c->o->notes[0]), fmt, ap);
+	va_end(ap);
+}
 
 #define OPT_FIELD(c, opt, type) ((type *)((char *)(c)->o + (opt)->off))
 
@@ -272,10 +289,77 @@ static int h_unwind(struct cli_ctx *c, const struct cli_option *opt, const char 
 	return 0;
 }
 
+/* -t TID[,TID]: a comma list, each a thread id. */
+static int h_tid(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	char buf[512], *save = NULL;
+	uint64_t v;
+
+	if (strlen(arg) >= sizeof(buf) || !*arg) {
+		snprintf(c->err, c->errlen, "invalid tid list \"%.40s\" (expected TID[,TID...])", arg);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (c->o->ntids == CLI_MAX_TIDS) {
+			snprintf(c->err, c->errlen, "too many thread ids in -t (at most %d)", CLI_MAX_TIDS);
+			return -EINVAL;
+		}
+		if (parse_u64("tid", t, opt->min, opt->max, &v, c->err, c->errlen))
+			return -EINVAL;
+		c->o->tids[c->o->ntids++] = (pid_t)v;
+	}
+	return 0;
+}
+
+static int h_threads(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	c->threads = true;
+	return 0;
+}
+
+/* perf's --call-graph dwarf[,SIZE] | fp | lbr. */
+static int h_call_graph(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (!strcmp(arg, "fp")) {
+		c->o->unwind = UNWIND_ENGINE_FP;
+	} else if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
+		c->o->unwind = UNWIND_ENGINE_SNAPSHOT;
+		if (arg[5] && h_stack_size(c, &(struct cli_option){ .name = "call-graph dwarf size",
+			.off = offsetof(struct pmutop_opts, stack_size), .min = 64, .max = 65528 },
+			arg + 6))
+			return -EINVAL;
+	} else if (!strcmp(arg, "lbr")) {
+		snprintf(c->err, c->errlen, "--call-graph lbr: pmutop does not read the LBR; "
+			 "use --call-graph dwarf (the default) or fp");
+		return -EINVAL;
+	} else {
+		snprintf(c->err, c->errlen, "invalid --call-graph \"%s\" (expected dwarf[,BYTES] or fp, "
+			 "as perf)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int h_g(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt, (void)arg;
+	c->saw_g = true;
+	return 0;
+}
+
+static int h_native(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)c, (void)opt, (void)arg;
+	return 0; /* what pmutop always does */
+}
+
 static int h_help(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt, (void)arg;
-	cli_print_help(c->out);
+	cli_print_help(c->out, c->o->verb);
 	return 1;
 }
 
@@ -301,124 +385,164 @@ static int h_print_completion(struct cli_ctx *c, const struct cli_option *opt, c
 }
 
 #define F(field) offsetof(struct pmutop_opts, field)
+#define ALL_BUT_DUMP (CLI_IN(CLI_VERB_NONE) | CLI_IN(CLI_VERB_RECORD) | CLI_IN(CLI_VERB_TOP))
+#define SAMPLING ALL_BUT_DUMP
+#define PLAIN CLI_IN(CLI_VERB_NONE)
+#define PLAIN_RECORD (CLI_IN(CLI_VERB_NONE) | CLI_IN(CLI_VERB_RECORD))
+#define PLAIN_TOP (CLI_IN(CLI_VERB_NONE) | CLI_IN(CLI_VERB_TOP))
+#define PLAIN_DUMP (CLI_IN(CLI_VERB_NONE) | CLI_IN(CLI_VERB_DUMP))
 
 /* Every option, in the order --help lists them within a group. */
 static const struct cli_option opts_table[] = {
-	{ "pid", 'p', "PID", h_pid, 0, 1, 4194304,
-	  "profile the running process PID (all its threads)",
-	  CLI_GROUP_TARGET, CLI_COMPLETE_PID, NULL },
-	{ "event", 'e', "EVENT", h_event, 0, 0, 0,
-	  "event to sample on (default: cycles, or task-clock when this machine has no "
-	  "hardware PMU); a comma list or repeated -e samples several at once",
-	  CLI_GROUP_EVENTS, CLI_COMPLETE_EVENT, NULL },
-	{ "period", 0, "N", h_period, 0, 1, 1ULL << 62,
-	  "sample every N events (default: the event's preset)",
-	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
-	{ "freq", 'F', "HZ", h_freq, 0, 1, 1000000,
-	  "sample at about HZ samples/s per thread instead",
-	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
-	{ "duration", 0, "SEC", h_duration, 0, 0, 0,
-	  "stop after SEC seconds (default: until the target exits or SIGINT/SIGTERM)",
-	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
-	{ "kernel", 0, NULL, h_flag, F(kernel), 0, 0,
-	  "also sample in kernel mode (needs perf_event_paranoid<=1)",
-	  CLI_GROUP_EVENTS, CLI_COMPLETE_NONE, NULL },
-	{ "dump", 0, "FILE", h_file, F(dump), 0, 0,
-	  "write the profile to FILE, in the format its name ends with: .pb.gz / .pprof "
-	  "(gzip-compressed pprof; also a name without extension), .html (a flame graph "
-	  "page), .folded (collapsed stacks); - is stdout (pprof unless --format says)",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_FILE, NULL },
-	{ "dump-split", 0, NULL, h_flag, F(dump_split), 0, 0,
-	  "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
-	{ "format", 0, "FMT", h_format, 0, 0, 0,
-	  "what --dump writes, whatever its name: pprof, folded (collapsed stacks: "
-	  "flamegraph.pl, inferno, speedscope) or html (a self-contained flame graph page)",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_CHOICES, "pprof folded html" },
-	{ "diff-base", 0, "OLD", h_file, F(diff_base), 0, 0,
-	  "with an html --dump: a differential flame graph, widths from this profile, "
-	  "red/blue by each frame's growth/shrink since the saved profile OLD (as "
-	  "pprof -diff_base)",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_FILE, NULL },
-	{ "folded-threads", 0, NULL, h_flag, F(folded_threads), 0, 0,
-	  "with --format folded: thread name as the root frame",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
-	{ "rows", 0, "N", h_unsigned, F(top_rows), 1, 1000000,
-	  "rows of the table printed without --dump (default: all)",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
-	{ "quiet", 'q', NULL, h_flag, F(quiet), 0, 0,
-	  "no summary on stderr",
-	  CLI_GROUP_OUTPUT, CLI_COMPLETE_NONE, NULL },
-	{ "top", 0, NULL, h_flag, F(top), 0, 0,
-	  "the live view even with --dump (FILE is written on quit)",
-	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
-	{ "no-tui", 0, NULL, h_flag, F(no_tui), 0, 0,
-	  "no live view: print the table at the end",
-	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
-	{ "refresh", 0, "SEC", h_refresh, 0, 0, 0,
-	  "live view refresh interval (default 1)",
-	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
-	{ "load", 0, "FILE", h_file, F(load), 0, 0,
-	  "show a saved pprof profile (live view on a terminal, else the table)",
-	  CLI_GROUP_VIEW, CLI_COMPLETE_FILE, NULL },
-	{ "annotate", 0, "FUNCTION", h_name, F(annotate), 0, 0,
-	  "instead of the table, list FUNCTION's instructions with each recorded event's "
-	  "share per instruction, source lines and CPI~ per basic block (with --load, or at "
-	  "the end of a recording)",
-	  CLI_GROUP_VIEW, CLI_COMPLETE_NONE, NULL },
-	{ "unwind", 0, "ENGINE", h_unwind, 0, 0, 0,
-	  "how stacks are taken: snapshot (default; the kernel copies registers + "
-	  "--stack-size bytes of stack, DWARF unwind), ptrace (stop the thread at each "
-	  "sample and read it live; one tracer per process) or fp (the kernel's "
-	  "frame-pointer walk: cheapest, needs -fno-omit-frame-pointer code)",
-	  CLI_GROUP_STACKS, CLI_COMPLETE_CHOICES, "snapshot ptrace fp" },
-	{ "stack-size", 0, "BYTES", h_stack_size, F(stack_size), 64, 65528,
-	  "user stack copied per sample (default " STR(DEFAULT_STACK_SIZE) ", max 65528)",
-	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
-	{ "max-depth", 0, "N", h_unsigned, F(max_depth), 1, 4096,
-	  "frames per stack at most (default " STR(DEFAULT_MAX_DEPTH) ")",
-	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
-	{ "mmap-pages", 0, "N", h_mmap_pages, F(mmap_pages), 1, 65536,
-	  "ring buffer data pages per CPU, a power of 2 (default: 128, what a non-root "
-	  "user may lock; 512 as root)",
-	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
-	{ "stacks", 0, NULL, h_flag, F(stacks), 0, 0,
-	  "print the current stack of every thread of -p PID once and exit (ptrace; like "
-	  "py-spy dump / eu-stack)",
-	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
-	{ "json", 0, NULL, h_flag, F(json), 0, 0,
-	  "with --stacks: JSON instead of text",
-	  CLI_GROUP_STACKS, CLI_COMPLETE_NONE, NULL },
-	{ "http", 0, "ADDR:PORT", h_http, 0, 0, 0,
-	  "serve /debug/pprof/profile?seconds=N&event=E&period=P for -p PID (Go's "
-	  "endpoint; loopback unless ADDR says)",
-	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
-	{ "http-max-seconds", 0, "N", h_unsigned, F(http_max_seconds), 1, 86400,
-	  "longest profile a request may ask for (default 300)",
-	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
-	{ "http-token", 0, "TOKEN", h_word, F(http_token), 0, 0,
-	  "require ?token=TOKEN (or Authorization: Bearer TOKEN) of every request; a random "
-	  "one is made when ADDR is not loopback; 'none' turns it off",
-	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
-	{ "http-allow-host", 0, "NAME", h_word, F(http_allow_host), 0, 0,
-	  "also accept requests whose Host header is NAME (default: IP addresses, localhost "
-	  "and this machine's name; others get 403, against DNS rebinding)",
-	  CLI_GROUP_HTTP, CLI_COMPLETE_NONE, NULL },
-	{ "list-events", 0, NULL, h_flag, F(list_events), 0, 0,
-	  "print the events usable on this machine and exit",
-	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
-	{ "help", 'h', NULL, h_help, 0, 0, 0,
-	  "this text",
-	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
-	{ "version", 'V', NULL, h_version, 0, 0, 0,
-	  "print the version and exit",
-	  CLI_GROUP_INFO, CLI_COMPLETE_NONE, NULL },
-	{ "print-man", 0, NULL, h_print_man, 0, 0, 0,
-	  "print the man page pmutop.1 (the build installs it)",
-	  CLI_GROUP_HIDDEN, CLI_COMPLETE_NONE, NULL },
-	{ "print-completion", 0, NULL, h_print_completion, 0, 0, 0,
-	  "print the bash completion script (the build installs it)",
-	  CLI_GROUP_HIDDEN, CLI_COMPLETE_NONE, NULL },
+	{ .name = "pid", .short_name = 'p', .arg = "PID", .handle = h_pid, .min = 1,
+	  .max = 4194304, .group = CLI_GROUP_TARGET, .complete = CLI_COMPLETE_PID,
+	  .help = "profile the running process PID (all its threads; a thread id means its "
+		  "process, as in perf)" },
+	{ .name = "tid", .short_name = 't', .arg = "TID[,TID]", .handle = h_tid, .min = 1,
+	  .max = 4194304, .group = CLI_GROUP_TARGET, .complete = CLI_COMPLETE_PID,
+	  .verbs = SAMPLING,
+	  .help = "only these threads (of one process), as perf -t: threads they create "
+		  "later are not followed" },
+	{ .name = "event", .short_name = 'e', .arg = "EVENT", .handle = h_event,
+	  .group = CLI_GROUP_EVENTS, .complete = CLI_COMPLETE_EVENT, .verbs = SAMPLING,
+	  .help = "event to sample on (default: cycles, or task-clock when this machine has no "
+		  "hardware PMU); a comma list or repeated -e samples several at once; perf's "
+		  "modifiers :u :k :h :G :H :p :pp :ppp :P" },
+	{ .name = "period", .arg = "N", .handle = h_period, .min = 1, .max = 1ULL << 62,
+	  .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
+	  .help = "sample every N events (default: the event's preset; raised to what the "
+		  "kernel can sample, with a warning)" },
+	{ .name = "count", .short_name = 'c', .arg = "N", .handle = h_period, .min = 1,
+	  .max = 1ULL << 62, .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
+	  .help = "perf's name for --period" },
+	{ .name = "freq", .short_name = 'F', .arg = "HZ", .handle = h_freq, .min = 1,
+	  .max = 1000000, .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
+	  .help = "sample at about HZ samples/s per thread instead (lowered to "
+		  "kernel.perf_event_max_sample_rate, with a warning)" },
+	{ .name = "rate", .short_name = 'r', .arg = "HZ", .handle = h_freq, .min = 1,
+	  .max = 1000000, .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
+	  .help = "py-spy's name for -F" },
+	{ .name = "duration", .short_name = 'd', .arg = "SEC", .handle = h_duration,
+	  .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
+	  .help = "stop after SEC seconds (default: until the target exits or SIGINT/SIGTERM)" },
+	{ .name = "kernel", .handle = h_flag, .off = F(kernel), .group = CLI_GROUP_EVENTS,
+	  .verbs = SAMPLING,
+	  .help = "also sample in kernel mode (needs perf_event_paranoid<=1)" },
+	{ .name = "output", .short_name = 'o', .arg = "FILE", .handle = h_file, .off = F(dump),
+	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = ALL_BUT_DUMP,
+	  .help = "perf's and py-spy's name for --dump" },
+	{ .name = "dump", .arg = "FILE", .handle = h_file, .off = F(dump),
+	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = ALL_BUT_DUMP,
+	  .help = "write the profile to FILE, in the format its name ends with: .pb.gz / .pprof "
+		  "(gzip-compressed pprof; also a name without extension), .html (a flame graph "
+		  "page), .folded (collapsed stacks); - is stdout (pprof unless --format says)" },
+	{ .name = "dump-split", .handle = h_flag, .off = F(dump_split),
+	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
+	  .help = "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)" },
+	{ .name = "format", .arg = "FMT", .handle = h_format, .group = CLI_GROUP_OUTPUT,
+	  .complete = CLI_COMPLETE_CHOICES, .choices = "pprof folded html", .verbs = ALL_BUT_DUMP,
+	  .help = "what --dump writes, whatever its name: pprof, folded (collapsed stacks: "
+		  "flamegraph.pl, inferno, speedscope) or html (a self-contained flame graph page)" },
+	{ .name = "diff-base", .arg = "OLD", .handle = h_file, .off = F(diff_base),
+	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_RECORD,
+	  .help = "with an html --dump: a differential flame graph, widths from this profile, "
+		  "red/blue by each frame's growth/shrink since the saved profile OLD (as "
+		  "pprof -diff_base)" },
+	{ .name = "folded-threads", .handle = h_flag, .off = F(folded_threads),
+	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
+	  .help = "with --format folded: thread name as the root frame" },
+	{ .name = "threads", .handle = h_threads, .group = CLI_GROUP_OUTPUT,
+	  .verbs = ALL_BUT_DUMP,
+	  .help = "py-spy's --threads: folded stacks get the thread as root frame (pprof "
+		  "profiles always carry thread and tid labels)" },
+	{ .name = "rows", .arg = "N", .handle = h_unsigned, .off = F(top_rows), .min = 1,
+	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
+	  .help = "rows of the table printed without --dump (default: all)" },
+	{ .name = "quiet", .short_name = 'q', .handle = h_flag, .off = F(quiet),
+	  .group = CLI_GROUP_OUTPUT,
+	  .help = "no summary or notes on stderr" },
+	{ .name = "top", .handle = h_flag, .off = F(top), .group = CLI_GROUP_VIEW,
+	  .verbs = PLAIN,
+	  .help = "the live view even with --dump (FILE is written on quit)" },
+	{ .name = "no-tui", .handle = h_flag, .off = F(no_tui), .group = CLI_GROUP_VIEW,
+	  .verbs = PLAIN_RECORD,
+	  .help = "no live view: print the table at the end" },
+	{ .name = "refresh", .arg = "SEC", .handle = h_refresh, .group = CLI_GROUP_VIEW,
+	  .verbs = PLAIN_TOP,
+	  .help = "live view refresh interval (default 1)" },
+	{ .name = "load", .arg = "FILE", .handle = h_file, .off = F(load),
+	  .group = CLI_GROUP_VIEW, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_TOP,
+	  .help = "show a saved pprof profile (live view on a terminal, else the table)" },
+	{ .name = "annotate", .arg = "FUNCTION", .handle = h_name, .off = F(annotate),
+	  .group = CLI_GROUP_VIEW, .verbs = PLAIN_RECORD,
+	  .help = "instead of the table, list FUNCTION's instructions with each recorded "
+		  "event's share per instruction, source lines and CPI~ per basic block (with "
+		  "--load, or at the end of a recording)" },
+	{ .name = "unwind", .arg = "ENGINE", .handle = h_unwind, .group = CLI_GROUP_STACKS,
+	  .complete = CLI_COMPLETE_CHOICES, .choices = "snapshot ptrace fp", .verbs = SAMPLING,
+	  .help = "how stacks are taken: snapshot (default; the kernel copies registers + "
+		  "--stack-size bytes of stack, DWARF unwind), ptrace (stop the thread at each "
+		  "sample and read it live; one tracer per process) or fp (the kernel's "
+		  "frame-pointer walk: cheapest, needs -fno-omit-frame-pointer code)" },
+	{ .name = "call-graph", .arg = "MODE", .handle = h_call_graph, .group = CLI_GROUP_STACKS,
+	  .complete = CLI_COMPLETE_CHOICES, .choices = "dwarf fp", .verbs = SAMPLING,
+	  .help = "perf's spelling: dwarf[,BYTES] = --unwind snapshot [--stack-size BYTES], "
+		  "fp = --unwind fp" },
+	{ .short_name = 'g', .handle = h_g, .group = CLI_GROUP_STACKS, .verbs = SAMPLING,
+	  .help = "perf's -g: accepted (pmutop always records call stacks; --unwind says how)" },
+	{ .name = "native", .short_name = 'n', .handle = h_native, .group = CLI_GROUP_STACKS,
+	  .help = "py-spy's --native: accepted (pmutop always unwinds native frames)" },
+	{ .name = "nonblocking", .handle = h_flag, .off = F(nonblocking),
+	  .group = CLI_GROUP_STACKS, .verbs = SAMPLING,
+	  .help = "py-spy's --nonblocking: never stop the target (the default --unwind "
+		  "snapshot does not; refused with --unwind ptrace)" },
+	{ .name = "stack-size", .arg = "BYTES", .handle = h_stack_size, .off = F(stack_size),
+	  .min = 64, .max = 65528, .group = CLI_GROUP_STACKS, .verbs = SAMPLING,
+	  .help = "user stack copied per sample (default " STR(DEFAULT_STACK_SIZE)
+		  ", max 65528)" },
+	{ .name = "max-depth", .arg = "N", .handle = h_unsigned, .off = F(max_depth), .min = 1,
+	  .max = 4096, .group = CLI_GROUP_STACKS,
+	  .help = "frames per stack at most (default " STR(DEFAULT_MAX_DEPTH) ")" },
+	{ .name = "mmap-pages", .short_name = 'm', .arg = "N", .handle = h_mmap_pages,
+	  .off = F(mmap_pages), .min = 1, .max = 65536, .group = CLI_GROUP_STACKS,
+	  .verbs = SAMPLING,
+	  .help = "ring buffer data pages per CPU, a power of 2 (default: 128, what a non-root "
+		  "user may lock; 512 as root)" },
+	{ .name = "stacks", .handle = h_flag, .off = F(stacks), .group = CLI_GROUP_STACKS,
+	  .verbs = PLAIN,
+	  .help = "print the current stack of every thread of -p PID once and exit (ptrace; "
+		  "like py-spy dump / eu-stack; = pmutop dump)" },
+	{ .name = "json", .handle = h_flag, .off = F(json), .group = CLI_GROUP_STACKS,
+	  .verbs = PLAIN_DUMP,
+	  .help = "with --stacks: JSON instead of text" },
+	{ .name = "http", .arg = "ADDR:PORT", .handle = h_http, .group = CLI_GROUP_HTTP,
+	  .verbs = PLAIN,
+	  .help = "serve /debug/pprof/profile?seconds=N&event=E&period=P for -p PID (Go's "
+		  "endpoint; loopback unless ADDR says)" },
+	{ .name = "http-max-seconds", .arg = "N", .handle = h_unsigned,
+	  .off = F(http_max_seconds), .min = 1, .max = 86400, .group = CLI_GROUP_HTTP,
+	  .verbs = PLAIN,
+	  .help = "longest profile a request may ask for (default 300)" },
+	{ .name = "http-token", .arg = "TOKEN", .handle = h_word, .off = F(http_token),
+	  .group = CLI_GROUP_HTTP, .verbs = PLAIN,
+	  .help = "require ?token=TOKEN (or Authorization: Bearer TOKEN) of every request; a "
+		  "random one is made when ADDR is not loopback; 'none' turns it off" },
+	{ .name = "http-allow-host", .arg = "NAME", .handle = h_word, .off = F(http_allow_host),
+	  .group = CLI_GROUP_HTTP, .verbs = PLAIN,
+	  .help = "also accept requests whose Host header is NAME (default: IP addresses, "
+		  "localhost and this machine's name; others get 403, against DNS rebinding)" },
+	{ .name = "list-events", .handle = h_flag, .off = F(list_events),
+	  .group = CLI_GROUP_INFO, .verbs = PLAIN,
+	  .help = "print the events usable on this machine and exit" },
+	{ .name = "help", .short_name = 'h', .handle = h_help, .group = CLI_GROUP_INFO,
+	  .help = "this text (pmutop VERB --help: that verb's)" },
+	{ .name = "version", .short_name = 'V', .handle = h_version, .group = CLI_GROUP_INFO,
+	  .help = "print the version and exit" },
+	{ .name = "print-man", .handle = h_print_man, .group = CLI_GROUP_HIDDEN, .verbs = PLAIN,
+	  .help = "print the man page pmutop.1 (the build installs it)" },
+	{ .name = "print-completion", .handle = h_print_completion, .group = CLI_GROUP_HIDDEN,
+	  .verbs = PLAIN,
+	  .help = "print the bash completion script (the build installs it)" },
 };
 
 #undef F
@@ -427,6 +551,21 @@ static const struct cli_option opts_table[] = {
 const struct cli_option *cli_option_at(size_t i)
 {
 	return i < NOPTS ? &opts_table[i] : NULL;
+}
+
+bool cli_option_in(const struct cli_option *opt, enum cli_verb verb)
+{
+	return !opt->verbs || (opt->verbs & CLI_IN(verb));
+}
+
+static const char *const verb_names[CLI_NVERBS] = {
+	[CLI_VERB_NONE] = "", [CLI_VERB_RECORD] = "record", [CLI_VERB_TOP] = "top",
+	[CLI_VERB_DUMP] = "dump",
+};
+
+const char *cli_verb_name(enum cli_verb verb)
+{
+	return verb < CLI_NVERBS ? verb_names[verb] : "";
 }
 
 /* Formats by the end of --dump's file name; the first match wins. */
@@ -584,31 +723,84 @@ static const struct cli_option *option_of(int val)
 /* getopt_long's arrays, from the table: "+" stops at the first command word. */
 static void getopt_tables(struct option *long_opts, char *shorts)
 {
-	size_t ns = 0;
+	size_t ns = 0, nl = 0;
 
 	shorts[ns++] = '+';
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct cli_option *opt = &opts_table[i];
 
-		long_opts[i] = (struct option){ opt->name,
-			opt->arg ? required_argument : no_argument, NULL, 256 + (int)i };
+		if (opt->name)
+			long_opts[nl++] = (struct option){ opt->name,
+				opt->arg ? required_argument : no_argument, NULL, 256 + (int)i };
 		if (opt->short_name) {
 			shorts[ns++] = opt->short_name;
 			if (opt->arg)
 				shorts[ns++] = ':';
 		}
 	}
-	long_opts[NOPTS] = (struct option){ NULL, 0, NULL, 0 };
+	long_opts[nl] = (struct option){ NULL, 0, NULL, 0 };
 	shorts[ns] = 0;
 }
 
 /* What the options mean together: conflicts, then the events. */
+/* What the verbs and perf/py-spy habits mean in pmutop's own options. */
+static int apply_habits(struct cli_ctx *c)
+{
+	struct pmutop_opts *o = c->o;
+
+	switch (o->verb) {
+	case CLI_VERB_RECORD:
+		o->no_tui = true;
+		break;
+	case CLI_VERB_TOP:
+		o->top = true;
+		break;
+	case CLI_VERB_DUMP:
+		o->stacks = true;
+		if (!o->pid) {
+			snprintf(c->err, c->errlen, "pmutop dump needs -p PID (the process whose "
+				 "threads' stacks to print)");
+			return -EINVAL;
+		}
+		break;
+	default:
+		break;
+	}
+	if (c->threads && o->dump) {
+		/* py-spy's --threads: what the output can show (pprof has thread labels anyway) */
+		enum dump_format f = o->format;
+
+		if (o->format_given || !cli_dump_format(o->dump, &f, c->err, c->errlen))
+			o->folded_threads = f == DUMP_FOLDED;
+		c->err[0] = 0;
+	}
+	if (o->nonblocking && o->unwind == UNWIND_ENGINE_PTRACE) {
+		snprintf(c->err, c->errlen, "--nonblocking and --unwind ptrace are exclusive: ptrace "
+			 "stops each thread at every sample (drop one)");
+		return -EINVAL;
+	}
+	if (c->saw_g)
+		note(c, "-g: pmutop always records call stacks; this run unwinds them %s",
+		     o->unwind == UNWIND_ENGINE_FP ? "with the kernel's frame-pointer walk (--unwind fp)" :
+		     o->unwind == UNWIND_ENGINE_PTRACE ? "by stopping each thread (--unwind ptrace)" :
+		     "with DWARF CFI from a copy of the user stack (--unwind snapshot; "
+		     "--call-graph fp for frame pointers)");
+	if (o->ntids && o->cmd) {
+		snprintf(c->err, c->errlen, "-t TID selects threads of a running process: give it "
+			 "without a command");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_conflicts(struct cli_ctx *c)
 {
 	const struct pmutop_opts *o = c->o;
 	char *err = c->err;
 	size_t errlen = c->errlen;
 
+	if (apply_habits(c))
+		return -EINVAL;
 	if (o->list_events)
 		return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 	if (o->top && o->no_tui) {
@@ -633,7 +825,7 @@ static int check_conflicts(struct cli_ctx *c)
 		snprintf(err, errlen, "give either -p PID or a command after --, not both");
 		return -EINVAL;
 	}
-	if (!o->pid && !o->cmd) {
+	if (!o->pid && !o->cmd && !o->ntids) {
 		snprintf(err, errlen, "nothing to profile: give -p PID, -- COMMAND or --load FILE (see --help)");
 		return -EINVAL;
 	}
@@ -660,27 +852,75 @@ static int check_conflicts(struct cli_ctx *c)
 	return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 }
 
+/* How an option is named in messages: "--name", or "-c" for a short-only row. */
+static const char *option_label(const struct cli_option *opt, char *buf, size_t len)
+{
+	if (opt->name)
+		snprintf(buf, len, "--%s", opt->name);
+	else
+		snprintf(buf, len, "-%c", opt->short_name);
+	return buf;
+}
+
+/* getopt_long said '?': an unknown option, or one missing its argument. */
+static int bad_option(struct cli_ctx *c, char **argv)
+{
+	const struct cli_option *opt = option_of(optopt);
+	char label[64], shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (opt && opt->arg) {
+		snprintf(c->err, c->errlen, "%s needs an argument (%s)",
+			 optopt < 256 ? shortopt : option_label(opt, label, sizeof(label)), opt->arg);
+		return -EINVAL;
+	}
+	cli_habits_unknown_option(optopt && optopt < 256 ? shortopt : argv[optind - 1], c->err,
+				  c->errlen);
+	return -EINVAL;
+}
+
+static enum cli_verb verb_of(const char *word)
+{
+	for (int v = CLI_VERB_NONE + 1; v < CLI_NVERBS; v++)
+		if (!strcmp(word, verb_names[v]))
+			return (enum cli_verb)v;
+	return CLI_VERB_NONE;
+}
+
 int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 	      char *err, size_t errlen)
 {
 	struct cli_ctx ctx = { .o = o, .out = out, .err = err, .errlen = errlen };
 	struct option long_opts[NOPTS + 1];
-	char shorts[2 * NOPTS + 2];
-	int c, r;
+	char shorts[2 * NOPTS + 2], label[64];
+	int c, r, skip = 0;
 
 	getopt_tables(long_opts, shorts);
 	cli_defaults(o);
+	/* py-spy's verbs: "pmutop record ..." parses the rest as record's options. */
+	if (argc > 1 && argv[1]) {
+		if (!strcmp(argv[1], "help")) {
+			/* "pmutop help [VERB]" as git and perf answer it */
+			o->verb = argc > 2 && argv[2] ? verb_of(argv[2]) : CLI_VERB_NONE;
+			cli_print_help(out, o->verb);
+			return 1;
+		}
+		o->verb = verb_of(argv[1]);
+		skip = o->verb != CLI_VERB_NONE;
+	}
 	optind = 0; /* full reset, so the parser can run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc - skip, argv + skip, shorts, long_opts, NULL)) != -1) {
 		const struct cli_option *opt = c == '?' ? NULL : option_of(c);
 
-		if (!opt) {
-			if (optopt && optopt < 256)
-				snprintf(err, errlen, "unknown or incomplete option '-%c' (see --help)", optopt);
-			else
-				snprintf(err, errlen, "unknown or incomplete option \"%s\" (see --help)",
-					 argv[optind - 1]);
+		if (!opt)
+			return bad_option(&ctx, argv + skip);
+		if (!cli_option_in(opt, o->verb)) {
+			if (c < 256)
+				snprintf(label, sizeof(label), "-%c", c);
+			snprintf(err, errlen, "%s does not apply to pmutop %s (see pmutop %s --help)",
+				 c < 256 ? label : option_label(opt, label, sizeof(label)),
+				 cli_verb_name(o->verb),
+				 cli_verb_name(o->verb));
 			return -EINVAL;
 		}
 		r = opt->handle(&ctx, opt, optarg);
@@ -688,8 +928,13 @@ int cli_parse(int argc, char **argv, struct pmutop_opts *o, FILE *out,
 			return r;
 	}
 
-	if (optind < argc)
-		o->cmd = &argv[optind];
+	if (optind + skip < argc) {
+		o->cmd = &argv[optind + skip];
+		/* perf's other commands are answered, unless "--" said "launch this" */
+		if (strcmp(argv[optind + skip - 1], "--") &&
+		    cli_habits_command_word(o->cmd[0], err, errlen))
+			return -EINVAL;
+	}
 	return check_conflicts(&ctx);
 }
 

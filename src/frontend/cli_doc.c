@@ -17,18 +17,71 @@
 #define HELP_WIDTH 79  /* wrap --help at this column */
 #define HELP_INDENT 25 /* option help starts here */
 
-static const char *const usage_lines[] = {
-	"-p PID [options]",
-	"[options] -- COMMAND [ARGS...]",
-	"--load PROFILE.pb.gz",
-	"--stacks -p PID [--json]",
+/* Per verb: usage lines (after "pmutop"), a description, examples. */
+struct verb_doc {
+	const char *usage[5];
+	const char *description;
+	struct { const char *cmd, *what; } examples[10];
 };
 
-static const char description[] =
-	"Sample every thread of a process on a hardware performance counter (or a "
-	"software clock), unwind each sample's user stack remotely, and report where "
-	"the events happen: in a live view when stdout is a terminal, as a pprof "
-	"profile (--dump), or as a flat/cumulative table at the end.";
+static const struct verb_doc verb_docs[CLI_NVERBS] = {
+	[CLI_VERB_NONE] = {
+		.usage = { "-p PID [options]", "[options] -- COMMAND [ARGS...]",
+			   "--load PROFILE.pb.gz", "record | top | dump [options] (see pmutop VERB --help)" },
+		.description =
+			"Sample every thread of a process on a hardware performance counter (or a "
+			"software clock), unwind each sample's user stack remotely, and report where "
+			"the events happen: in a live view when stdout is a terminal, as a pprof "
+			"profile (--dump or -o), or as a flat/cumulative table at the end. "
+			"py-spy's verbs work too: record (write a profile), top (the live view), dump "
+			"(every thread's stack now). A first word that is not a verb is the command "
+			"to launch; after -- it always is.",
+		.examples = {
+			{ "pmutop -p 1234 -e branchMisses", "live view of branch misses" },
+			{ "pmutop -p 1234 --no-tui --duration 5", "table of 5 seconds" },
+			{ "pmutop -p 1234 --dump prof.pb.gz --top", "live view, profile on quit" },
+			{ "pmutop --load prof.pb.gz", "browse a saved profile" },
+			{ "pmutop -p 1234 -e cycles -o prof.pb.gz -d 10", "10 s pprof profile" },
+			{ "pmutop -e cacheMisses -- ./my_program args", "launch and profile" },
+			{ "pmutop dump -p 1234", "where is every thread now?" },
+			{ "pmutop -p 1234 --unwind=fp --dump prof.pb.gz", "frame-pointer stacks" },
+			{ "go tool pprof -top prof.pb.gz", "read a profile" },
+		},
+	},
+	[CLI_VERB_RECORD] = {
+		.usage = { "record -p PID [-o FILE] [options]",
+			   "record [-o FILE] [options] -- COMMAND [ARGS...]" },
+		.description =
+			"Sample the process until it exits, --duration ends or SIGINT, and write the "
+			"profile to -o FILE (pprof, or folded stacks for FILE.folded) or, without -o, "
+			"print the table on stdout. Never the live view (py-spy record, perf record).",
+		.examples = {
+			{ "pmutop record -p 1234 -o prof.pb.gz -d 10", "10 s pprof profile" },
+			{ "pmutop record -o out.folded -- ./my_program", "folded stacks of a run" },
+			{ "pmutop record -p 1234 -F 999 -g -o prof.pb.gz", "perf's spelling" },
+		},
+	},
+	[CLI_VERB_TOP] = {
+		.usage = { "top -p PID [options]", "top [options] -- COMMAND [ARGS...]" },
+		.description =
+			"The live view: functions by samples, refreshed every second (py-spy top, "
+			"perf top). Needs a terminal; --dump FILE is written on quit.",
+		.examples = {
+			{ "pmutop top -p 1234", "live view of cycles (task-clock without a PMU)" },
+			{ "pmutop top -e cacheMisses -- ./my_program", "launch and watch" },
+		},
+	},
+	[CLI_VERB_DUMP] = {
+		.usage = { "dump -p PID [--json]" },
+		.description =
+			"Print the current stack of every thread of PID once and exit (py-spy dump, "
+			"eu-stack): each thread is stopped briefly with ptrace, read and resumed.",
+		.examples = {
+			{ "pmutop dump -p 1234", "every thread's stack" },
+			{ "pmutop dump -p 1234 --json", "the same as JSON" },
+		},
+	},
+};
 
 static const char *const group_titles[CLI_NGROUPS] = {
 	[CLI_GROUP_TARGET] = "Target",
@@ -39,18 +92,6 @@ static const char *const group_titles[CLI_NGROUPS] = {
 	[CLI_GROUP_HTTP] = "HTTP endpoint",
 	[CLI_GROUP_INFO] = "Information",
 	[CLI_GROUP_HIDDEN] = NULL,
-};
-
-static const struct { const char *cmd, *what; } examples[] = {
-	{ "pmutop -p 1234 -e branchMisses", "live view of branch misses" },
-	{ "pmutop -p 1234 --no-tui --duration 5", "table of 5 seconds" },
-	{ "pmutop -p 1234 --dump prof.pb.gz --top", "live view, profile on quit" },
-	{ "pmutop --load prof.pb.gz", "browse a saved profile" },
-	{ "pmutop -p 1234 -e cycles --dump prof.pb.gz --duration 10", "10 s pprof profile" },
-	{ "pmutop -e cacheMisses -- ./my_program args", "launch and profile" },
-	{ "pmutop --stacks -p 1234", "where is every thread now?" },
-	{ "pmutop -p 1234 --unwind=fp --dump prof.pb.gz", "frame-pointer stacks" },
-	{ "go tool pprof -top prof.pb.gz", "read a profile" },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -87,56 +128,70 @@ static void print_wrapped(FILE *out, const char *text, size_t col, size_t indent
 	fputc('\n', out);
 }
 
-void cli_print_help(FILE *out)
+/* "  -p, --pid PID" / "      --load FILE" / "  -g": the left column of --help. */
+static int option_left(const struct cli_option *opt, char *buf, size_t len)
 {
+	if (!opt->name)
+		return snprintf(buf, len, "  -%c", opt->short_name);
+	return snprintf(buf, len, "  %c%c%s--%s%s%s", opt->short_name ? '-' : ' ',
+			opt->short_name ? opt->short_name : ' ', opt->short_name ? ", " : "  ",
+			opt->name, opt->arg ? " " : "", opt->arg ? opt->arg : "");
+}
+
+void cli_print_help(FILE *out, enum cli_verb verb)
+{
+	const struct verb_doc *d = &verb_docs[verb < CLI_NVERBS ? verb : CLI_VERB_NONE];
 	const struct cli_option *opt;
 
-	for (size_t i = 0; i < ARRAY_SIZE(usage_lines); i++)
-		fprintf(out, "%s pmutop %s\n", i ? "      " : "Usage:", usage_lines[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(d->usage) && d->usage[i]; i++)
+		fprintf(out, "%s pmutop %s\n", i ? "      " : "Usage:", d->usage[i]);
 	fputc('\n', out);
-	print_wrapped(out, description, 0, 0);
+	print_wrapped(out, d->description, 0, 0);
 	for (int g = 0; g < CLI_NGROUPS; g++) {
+		bool title = false;
+
 		if (!group_titles[g])
 			continue;
-		fprintf(out, "\n%s:\n", group_titles[g]);
 		for (size_t i = 0; (opt = cli_option_at(i)); i++) {
 			char left[64];
 			int n;
 
-			if (opt->group != (enum cli_group)g)
+			if (opt->group != (enum cli_group)g || !cli_option_in(opt, verb))
 				continue;
-			n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s",
-				     opt->short_name ? '-' : ' ',
-				     opt->short_name ? opt->short_name : ' ',
-				     opt->short_name ? ", " : "  ", opt->name,
-				     opt->arg ? " " : "", opt->arg ? opt->arg : "");
+			if (!title)
+				fprintf(out, "\n%s:\n", group_titles[g]);
+			title = true;
+			n = option_left(opt, left, sizeof(left));
 			fputs(left, out);
-			if (n + 1 >= HELP_INDENT) {
+			if (n + 1 >= HELP_INDENT)
 				fprintf(out, "\n%*s", HELP_INDENT, "");
-			} else {
+			else
 				fprintf(out, "%*s", HELP_INDENT - n, "");
-			}
 			print_wrapped(out, opt->help, HELP_INDENT, HELP_INDENT);
 		}
 	}
-	fprintf(out, "\nEvents (preset period in parentheses):\n");
-	for (size_t i = 0; events_builtin(i); i++) {
-		const struct pmu_event *ev = events_builtin(i);
+	if (verb != CLI_VERB_DUMP) {
+		fprintf(out, "\nEvents (preset period in parentheses):\n");
+		for (size_t i = 0; events_builtin(i); i++) {
+			const struct pmu_event *ev = events_builtin(i);
 
-		fprintf(out, "  %-26s (%llu %s)\n", ev->name,
-			(unsigned long long)ev->preset_period, event_unit(ev));
+			fprintf(out, "  %-26s (%llu %s)\n", ev->name,
+				(unsigned long long)ev->preset_period, event_unit(ev));
+		}
+		fprintf(out, "  %-26s raw PMU event code (100000 events)\n", "rUUEE, r0xUUEE");
+		fprintf(out, "  perf spellings are accepted too: cpu-cycles, cache-misses, "
+			"branch-misses, ...\n");
 	}
-	fprintf(out, "  %-26s raw PMU event code (100000 events)\n", "rUUEE, r0xUUEE");
-	fprintf(out, "  perf spellings are accepted too: cpu-cycles, cache-misses, branch-misses, ...\n"
-		"\nExamples:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(examples); i++) {
-		size_t n = strlen(examples[i].cmd);
+	fprintf(out, "\nExamples:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(d->examples) && d->examples[i].cmd; i++) {
+		size_t n = strlen(d->examples[i].cmd);
 
 		if (n + 2 < 51)
-			fprintf(out, "  %-49s%s\n", examples[i].cmd, examples[i].what);
+			fprintf(out, "  %-49s%s\n", d->examples[i].cmd, d->examples[i].what);
 		else
-			fprintf(out, "  %s\n  %-49s%s\n", examples[i].cmd, "", examples[i].what);
+			fprintf(out, "  %s\n  %-49s%s\n", d->examples[i].cmd, "", d->examples[i].what);
 	}
+	fprintf(out, "\nExit status: 0 done, 1 profiling failed, 2 command-line error.\n");
 }
 
 /* ---- the man page ---- */
@@ -156,6 +211,41 @@ static void roff(FILE *out, const char *s)
 	}
 }
 
+/* ".TP" item of one option, with the verbs that take it when not all. */
+static void man_option(FILE *out, const struct cli_option *opt)
+{
+	unsigned all = (1u << CLI_NVERBS) - 1;
+	bool first = true;
+
+	fputs(".TP\n", out);
+	if (opt->short_name)
+		fprintf(out, "\\fB\\-%c\\fR%s", opt->short_name, opt->name ? ", " : "");
+	if (opt->name) {
+		fputs("\\fB\\-\\-", out);
+		roff(out, opt->name);
+		fputs("\\fR", out);
+	}
+	if (opt->arg) {
+		fputs(" \\fI", out);
+		roff(out, opt->arg);
+		fputs("\\fR", out);
+	}
+	fputc('\n', out);
+	roff(out, opt->help);
+	if (opt->verbs && (opt->verbs & all) != all) {
+		fputs(" (taken by", out);
+		for (int v = 0; v < CLI_NVERBS; v++) {
+			if (!(opt->verbs & CLI_IN(v)))
+				continue;
+			fprintf(out, "%s pmutop%s%s", first ? "" : ",", v ? " " : "",
+				cli_verb_name((enum cli_verb)v));
+			first = false;
+		}
+		fputs(")", out);
+	}
+	fputc('\n', out);
+}
+
 void cli_print_man(FILE *out)
 {
 	const struct cli_option *opt;
@@ -165,38 +255,35 @@ void cli_print_man(FILE *out)
 		".TH PMUTOP 1 \"\" \"pmutop %s\" \"User Commands\"\n"
 		".SH NAME\npmutop \\- sample a process on hardware performance counters and "
 		"show where the events happen\n.SH SYNOPSIS\n", PMUTOP_VERSION);
-	for (size_t i = 0; i < ARRAY_SIZE(usage_lines); i++) {
-		fputs(".B pmutop\n", out);
-		roff(out, usage_lines[i]);
-		fputs("\n.br\n", out);
+	for (int v = 0; v < CLI_NVERBS; v++) {
+		for (size_t i = 0; i < ARRAY_SIZE(verb_docs[v].usage) && verb_docs[v].usage[i]; i++) {
+			if (v == CLI_VERB_NONE && !strncmp(verb_docs[v].usage[i], "record |", 8))
+				continue; /* the verbs have their own lines here */
+			fputs(".B pmutop\n", out);
+			roff(out, verb_docs[v].usage[i]);
+			fputs("\n.br\n", out);
+		}
 	}
 	fputs(".SH DESCRIPTION\n", out);
-	roff(out, description);
-	fputs("\n.SH OPTIONS\n", out);
+	roff(out, verb_docs[CLI_VERB_NONE].description);
+	fputs("\n.SH COMMANDS\n", out);
+	for (int v = CLI_VERB_NONE + 1; v < CLI_NVERBS; v++) {
+		fputs(".TP\n.B pmutop ", out);
+		roff(out, cli_verb_name((enum cli_verb)v));
+		fputc('\n', out);
+		roff(out, verb_docs[v].description);
+		fputc('\n', out);
+	}
+	fputs(".SH OPTIONS\n", out);
 	for (int g = 0; g < CLI_NGROUPS; g++) {
 		if (!group_titles[g])
 			continue;
 		fputs(".SS ", out);
 		roff(out, group_titles[g]);
 		fputc('\n', out);
-		for (size_t i = 0; (opt = cli_option_at(i)); i++) {
-			if (opt->group != (enum cli_group)g)
-				continue;
-			fputs(".TP\n", out);
-			if (opt->short_name)
-				fprintf(out, "\\fB\\-%c\\fR, ", opt->short_name);
-			fputs("\\fB\\-\\-", out);
-			roff(out, opt->name);
-			fputs("\\fR", out);
-			if (opt->arg) {
-				fputs(" \\fI", out);
-				roff(out, opt->arg);
-				fputs("\\fR", out);
-			}
-			fputc('\n', out);
-			roff(out, opt->help);
-			fputc('\n', out);
-		}
+		for (size_t i = 0; (opt = cli_option_at(i)); i++)
+			if (opt->group == (enum cli_group)g)
+				man_option(out, opt);
 	}
 	fputs(".SH EVENTS\nPreset period in parentheses; see also \\fB\\-\\-list\\-events\\fR.\n", out);
 	for (size_t i = 0; events_builtin(i); i++) {
@@ -209,12 +296,16 @@ void cli_print_man(FILE *out)
 	fputs(".TP\n.BR r \\fIUUEE\\fR, r0x\\fIUUEE\\fR\nraw PMU event code (100000 events)\n"
 	      ".PP\nperf spellings are accepted too: cpu\\-cycles, cache\\-misses, "
 	      "branch\\-misses, ...\n.SH EXAMPLES\n", out);
-	for (size_t i = 0; i < ARRAY_SIZE(examples); i++) {
-		fputs(".TP\n.B ", out);
-		roff(out, examples[i].cmd);
-		fputc('\n', out);
-		roff(out, examples[i].what);
-		fputc('\n', out);
+	for (int v = 0; v < CLI_NVERBS; v++) {
+		const struct verb_doc *d = &verb_docs[v];
+
+		for (size_t i = 0; i < ARRAY_SIZE(d->examples) && d->examples[i].cmd; i++) {
+			fputs(".TP\n.B ", out);
+			roff(out, d->examples[i].cmd);
+			fputc('\n', out);
+			roff(out, d->examples[i].what);
+			fputc('\n', out);
+		}
 	}
 	fputs(".SH EXIT STATUS\n0 on success (the profile was written or printed), 1 when "
 	      "profiling failed, 2 for a command-line error.\n"
@@ -240,6 +331,24 @@ static void case_pattern(FILE *out, enum cli_complete kind, const char *choices)
 			fprintf(out, "|-%c", opt->short_name);
 		first = false;
 	}
+}
+
+/* Every visible option verb takes, space-separated. */
+static void option_words(FILE *out, enum cli_verb verb)
+{
+	const struct cli_option *opt;
+	bool first = true;
+
+	for (size_t i = 0; (opt = cli_option_at(i)); i++) {
+		if (opt->group == CLI_GROUP_HIDDEN || !cli_option_in(opt, verb))
+			continue;
+		if (opt->name)
+			fprintf(out, "%s--%s", first ? "" : " ", opt->name);
+		if (opt->short_name)
+			fprintf(out, "%s-%c", first && !opt->name ? "" : " ", opt->short_name);
+		first = false;
+	}
+	fputs(" --", out);
 }
 
 void cli_print_completion(FILE *out)
@@ -304,18 +413,23 @@ void cli_print_completion(FILE *out)
 	fputs("\t", out);
 	case_pattern(out, CLI_COMPLETE_NONE, NULL);
 	fputs(")\n\t\treturn;;\n\tesac\n"
-	      "\tif [[ $cur == -* ]]; then\n"
-	      "\t\tCOMPREPLY=($(compgen -W \"", out);
-	for (size_t i = 0, first = 1; (opt = cli_option_at(i)); i++) {
-		if (opt->group == CLI_GROUP_HIDDEN)
-			continue;
-		fprintf(out, "%s--%s", first ? "" : " ", opt->name);
-		if (opt->short_name)
-			fprintf(out, " -%c", opt->short_name);
-		first = 0;
+	      "\tif [[ $cur != -* ]]; then\n"
+	      "\t\t# the first word: a verb, or the command to launch\n"
+	      "\t\t((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W \"", out);
+	for (int v = CLI_VERB_NONE + 1; v < CLI_NVERBS; v++)
+		fprintf(out, "%s%s", v > 1 ? " " : "", cli_verb_name((enum cli_verb)v));
+	fputs("\" -- \"$cur\") $(compgen -c -- \"$cur\"))\n"
+	      "\t\treturn\n\tfi\n"
+	      "\tlocal opts\n\tcase ${COMP_WORDS[1]} in\n", out);
+	for (int v = CLI_VERB_NONE + 1; v < CLI_NVERBS; v++) {
+		fprintf(out, "\t%s) opts=\"", cli_verb_name((enum cli_verb)v));
+		option_words(out, (enum cli_verb)v);
+		fputs("\";;\n", out);
 	}
-	fputs(" --\" -- \"$cur\"))\n"
-	      "\tfi\n"
+	fputs("\t*) opts=\"", out);
+	option_words(out, CLI_VERB_NONE);
+	fputs("\";;\n\tesac\n"
+	      "\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
 	      "}\n"
 	      "complete -F _pmutop pmutop\n", out);
 }

@@ -160,10 +160,25 @@ static unsigned unwind_sample(struct session *s, const struct perf_sample *smp,
 	return unwinder_unwind(s->unwinder, smp, s->ips, s->o->max_depth, outcome);
 }
 
+/*
+ * perf's ":k" (kernel only): the kernel's frames of the stack, leaf first,
+ * without the user stack under them. Kernel addresses are the upper half.
+ */
+static unsigned kernel_frames(const uint64_t *ips, unsigned n)
+{
+	unsigned k = 0;
+
+	while (k < n && ips[k] >= (1ULL << 63))
+		k++;
+	return k;
+}
+
 /* Symbolize and count one unwound sample (period 0: the event's nominal one). */
 static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uint64_t *ips,
 		      unsigned n, enum unwind_outcome outcome, uint64_t period)
 {
+	if (event < s->nevents && s->events[event].user == 0)
+		n = kernel_frames(ips, n);
 	aggregate_info(s->agg)->outcomes[outcome]++;
 	symbolize_stack_cached(s->symcache, s->maps, ips, n, s->frames);
 	name_thread(s, tid);
@@ -328,7 +343,7 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 
 		*ev = o->nevents ? o->events[k] : o->event;
 		r = events_probe(ev, o->kernel);
-		while (r && ev->precise > 0 && (r == -EINVAL || r == -EOPNOTSUPP)) {
+		while (r && ev->precise_max && ev->precise > 0 && (r == -EINVAL || r == -EOPNOTSUPP)) {
 			ev->precise--;
 			r = events_probe(ev, o->kernel);
 			if (!r)
@@ -337,6 +352,13 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 		}
 		if (r == 0)
 			continue;
+		if (ev->precise && !ev->precise_max && (r == -EINVAL || r == -EOPNOTSUPP) &&
+		    (ev->precise = 0, events_probe(ev, o->kernel) == 0)) {
+			snprintf(err, errlen, "%s: this CPU's PMU has no precise sampling at that "
+				 "level (perf's :p/:pp/:ppp); drop the p's, or use :P for the most it "
+				 "has", ev->name);
+			return -EOPNOTSUPP;
+		}
 		if (!o->event_given && *n == 1 && ev->hardware &&
 		    (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV)) {
 			struct pmu_event fb;

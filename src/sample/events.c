@@ -30,7 +30,7 @@ struct event_alias {
 /* Canonical events, in the order --help and errors list them. */
 #define EV(n, t, c, p, hw, u)                                                   \
 	{ .name = n, .type = t, .config = c, .preset_period = p, .hardware = hw,  \
-	  .unit = u, .user = -1, .kernel = -1 }
+	  .unit = u, .user = -1, .kernel = -1, .hv = -1 }
 
 static const struct pmu_event builtin[] = {
 	EV("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2000000, true, "count"),
@@ -104,8 +104,7 @@ static const struct pmu_event *find_named(const char *name)
 	return NULL;
 }
 
-/* Case-insensitive Levenshtein distance, capped for short names. */
-static size_t edit_distance(const char *a, const char *b)
+size_t events_name_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	size_t row[64];
@@ -139,17 +138,17 @@ static const char *closest_name(const char *spec)
 	size_t best_d = (size_t)-1;
 
 	for (size_t i = 0; i < ARRAY_SIZE(builtin); i++) {
-		size_t d = edit_distance(spec, builtin[i].name);
+		size_t d = events_name_distance(spec, builtin[i].name);
 		if (d < best_d)
 			best_d = d, best = builtin[i].name;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++) {
-		size_t d = edit_distance(spec, aliases[i].spelling);
+		size_t d = events_name_distance(spec, aliases[i].spelling);
 		if (d < best_d)
 			best_d = d, best = aliases[i].spelling;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(cache_names); i++) {
-		size_t d = edit_distance(spec, cache_names[i]);
+		size_t d = events_name_distance(spec, cache_names[i]);
 		if (d < best_d)
 			best_d = d, best = cache_names[i];
 	}
@@ -267,55 +266,114 @@ static int parse_pfm_event(const char *spec, struct pmu_event *out)
 	return 0;
 }
 
-/*
- * Split perf-style modifiers off the end: "cycles:upp" → "cycles" + u, pp.
- * Only a final ":" group made of u, k, p, P letters counts, so libpfm4
- * names with their own ":UMASK" parts pass through untouched.
- */
-static int split_modifiers(const char *spec, char *base, size_t len, struct pmu_event *mods)
+/* Whether name (no modifiers) is one of pmutop's own spellings (not libpfm4's). */
+static bool own_name(const char *name)
 {
-	const char *colon = strrchr(spec, ':');
+	struct pmu_event tmp;
 
-	mods->user = mods->kernel = -1;
-	mods->precise = 0;
-	snprintf(base, len, "%s", spec);
-	if (!colon || !colon[1] || strspn(colon + 1, "ukpP") != strlen(colon + 1))
-		return 0;
-	base[colon - spec] = 0;
-	for (const char *m = colon + 1; *m; m++) {
-		if (*m == 'u')
-			mods->user = 1;
-		else if (*m == 'k')
-			mods->kernel = 1;
-		else if (*m == 'p')
-			mods->precise++;
-		else if (*m == 'P')
-			mods->precise = 3; /* as precise as possible: lowered by probing */
-	}
-	if (mods->precise > 3)
+	return find_named(name) || ((name[0] == 'r' || name[0] == 'R') && !parse_raw(name, &tmp)) ||
+	       !parse_cache_event(name, &tmp);
+}
+
+/*
+ * perf's event modifiers, parsed as perf's parse-events does: the letters
+ * u k h G H I p P S D W e b, each at most once except p (up to 3). u, k and
+ * h together say which privilege levels count (any one given excludes the
+ * others); G/H guest/host; p..ppp precise_ip, P the most the CPU has.
+ * Writes a message and returns -EINVAL for what perf rejects and for what
+ * pmutop cannot honour (group and counting-only modifiers, guest-only).
+ */
+static int parse_modifiers(const char *spec, const char *m, struct pmu_event *ev,
+			   char *err, size_t errlen)
+{
+	bool any_level = strpbrk(m, "ukh") != NULL;
+	unsigned p = 0;
+
+	if (!*m) {
+		snprintf(err, errlen, "empty modifier in event \"%s\" (perf's are u k h G H I p P)",
+			 spec);
 		return -EINVAL;
-	/* ":u" alone means user only; ":k" alone kernel only. */
-	if (mods->user == 1 && mods->kernel == -1)
-		mods->kernel = 0;
-	if (mods->kernel == 1 && mods->user == -1)
-		mods->user = 0;
+	}
+	for (const char *c = m; *c; c++) {
+		if (!strchr("ukhGHIpPSDWeb", *c)) {
+			snprintf(err, errlen, "invalid modifier '%c' in event \"%s\" (perf's are u k h "
+				 "G H I p P, lower-case u/k/h for user/kernel/hypervisor; perf "
+				 "rejects it too)", *c, spec);
+			return -EINVAL;
+		}
+		if (*c != 'p' && strchr(c + 1, *c)) {
+			snprintf(err, errlen, "modifier '%c' given twice in event \"%s\" (perf rejects "
+				 "it too)", *c, spec);
+			return -EINVAL;
+		}
+		if (strchr("SDWeb", *c)) {
+			snprintf(err, errlen, "modifier '%c' in event \"%s\" is perf's for counting "
+				 "groups (S sample-read, D pinned, W weak, e exclusive, b BPF); pmutop "
+				 "samples each event on its own: drop it", *c, spec);
+			return -EINVAL;
+		}
+		if (*c == 'G') {
+			snprintf(err, errlen, "modifier 'G' in event \"%s\" counts only while a virtual "
+				 "machine runs guest code; pmutop profiles host processes and would "
+				 "see nothing (use :H, or no modifier)", spec);
+			return -EINVAL;
+		}
+		if (*c == 'p')
+			p++;
+	}
+	if (p > 3) {
+		snprintf(err, errlen, "too many 'p' in event \"%s\" (precise levels are :p, :pp and "
+			 ":ppp; :P for the most the CPU has)", spec);
+		return -EINVAL;
+	}
+	if ((p || strchr(m, 'P')) && !ev->hardware) {
+		snprintf(err, errlen, "precise sampling in \"%s\" needs a hardware PMU event; %s "
+			 "is a software event, exact already (drop :p/:P)", spec, ev->name);
+		return -EINVAL;
+	}
+	if (any_level) {
+		ev->user = strchr(m, 'u') ? 1 : 0;
+		ev->kernel = strchr(m, 'k') ? 1 : 0;
+		ev->hv = strchr(m, 'h') ? 1 : 0;
+	}
+	if (strchr(m, 'H'))
+		ev->host_only = true;
+	if (strchr(m, 'I'))
+		ev->exclude_idle = true;
+	if (strchr(m, 'P')) {
+		ev->precise = 3;
+		ev->precise_max = true; /* lowered by probing to what the CPU accepts */
+	} else if (p) {
+		ev->precise = (uint8_t)p;
+	}
 	return 0;
 }
 
 int events_parse(const char *spec, struct pmu_event *out, char *err, size_t errlen)
 {
 	const struct pmu_event *ev;
-	struct pmu_event mods;
+	const char *colon, *hint;
 	char base[128];
-	const char *hint;
 
 	if (!spec || !*spec) {
 		snprintf(err, errlen, "empty event name (try -e cycles; see --list-events)");
 		return -EINVAL;
 	}
-	if (split_modifiers(spec, base, sizeof(base), &mods)) {
-		snprintf(err, errlen, "invalid modifiers in event \"%s\" (at most :ppp)", spec);
+	if (strlen(spec) >= sizeof(base)) {
+		snprintf(err, errlen, "event name too long: \"%.40s...\"", spec);
 		return -EINVAL;
+	}
+	/*
+	 * "NAME:MODS" with one of pmutop's names takes perf's modifiers;
+	 * anything else is tried whole with libpfm4, whose names have their own
+	 * ":UMASK" parts.
+	 */
+	snprintf(base, sizeof(base), "%s", spec);
+	colon = strrchr(spec, ':');
+	if (colon) {
+		base[colon - spec] = 0;
+		if (!own_name(base))
+			snprintf(base, sizeof(base), "%s", spec);
 	}
 	ev = find_named(base);
 	if (ev)
@@ -332,17 +390,14 @@ int events_parse(const char *spec, struct pmu_event *out, char *err, size_t errl
 				 "task-clock, rHEX, perf cache events, libpfm4 names; see pmutop --list-events)",
 				 spec);
 		return -EINVAL;
-	} else if (!strcmp(out->name, spec)) {
-		/* libpfm4 consumed the whole spelling, modifiers included. */
-		if (out->user == 0 && out->kernel == 0)
-			out->user = out->kernel = -1;
-		return 0;
 	}
-	out->user = mods.user;
-	out->kernel = mods.kernel;
-	if (mods.precise)
-		out->precise = mods.precise;
+	if (!ev)
+		out->user = out->kernel = out->hv = -1; /* raw, cache, libpfm4: defaults */
+	if (!strcmp(base, spec) && colon)
+		return 0; /* libpfm4 consumed the whole spelling, its modifiers included */
 	if (strcmp(spec, base)) {
+		if (parse_modifiers(spec, spec + strlen(base) + 1, out, err, errlen))
+			return -EINVAL;
 		/* Keep the modifiers visible in the name users see. */
 		snprintf(out->name, sizeof(out->name), "%s", spec);
 	}
@@ -390,7 +445,9 @@ void events_fill_attr(const struct pmu_event *ev, bool kernel, struct perf_event
 	attr->precise_ip = ev->precise;
 	attr->exclude_user = ev->user == 0;
 	attr->exclude_kernel = ev->kernel >= 0 ? ev->kernel == 0 : !kernel;
-	attr->exclude_hv = 1;
+	attr->exclude_hv = ev->hv != 1;
+	attr->exclude_guest = ev->host_only;
+	attr->exclude_idle = ev->exclude_idle;
 }
 
 /* A disabled counting counter for ev on the calling thread: fd or -errno. */

@@ -55,6 +55,88 @@ static void modifiers(void **state)
 	assert_int_equal(attr.exclude_kernel, 0);
 }
 
+/* attr of spec with --kernel off. */
+static struct perf_event_attr attr_of(const char *spec)
+{
+	struct pmu_event ev;
+	struct perf_event_attr attr;
+
+	if (events_parse(spec, &ev, err, sizeof(err)))
+		fail_msg("\"%s\" rejected: %s", spec, err);
+	memset(&attr, 0, sizeof(attr));
+	events_fill_attr(&ev, false, &attr);
+	return attr;
+}
+
+/* What perf's parse-events accepts and rejects, case by case (issue 22). */
+static void modifiers_as_perf(void **state)
+{
+	struct pmu_event ev;
+	struct perf_event_attr a;
+	static const struct { const char *spec, *why; } rejected[] = {
+		{ "task-clock:K", "'K'" },        /* perf: upper-case K is no modifier */
+		{ "page-faults:U", "'U'" },
+		{ "cycles:x", "'x'" },
+		{ "task-clock:uu", "twice" },      /* perf: only p may repeat */
+		{ "cycles:kk", "twice" },
+		{ "cycles:pppp", "too many" },
+		{ "task-clock:", "empty" },
+		{ "task-clock:p", "hardware" },    /* precise: a PMU thing */
+		{ "page-faults:P", "hardware" },
+		{ "cycles:G", "guest" },           /* guest only: nothing of a host process */
+		{ "cycles:S", "groups" },          /* perf's group/counting modifiers */
+		{ "cycles:D", "groups" },
+		{ "cycles:W", "groups" },
+		{ "cycles:e", "groups" },
+		{ "cycles:b", "groups" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rejected) / sizeof(rejected[0]); i++) {
+		if (events_parse(rejected[i].spec, &ev, err, sizeof(err)) != -EINVAL)
+			fail_msg("\"%s\" accepted; perf rejects it", rejected[i].spec);
+		if (!strstr(err, rejected[i].why) || !strstr(err, rejected[i].spec))
+			fail_msg("\"%s\": message \"%s\" lacks \"%s\"", rejected[i].spec, err,
+				 rejected[i].why);
+	}
+	/* u, k, h: any one given excludes the levels not given */
+	a = attr_of("task-clock:u");
+	assert_true(!a.exclude_user && a.exclude_kernel && a.exclude_hv);
+	a = attr_of("task-clock:k");
+	assert_true(a.exclude_user && !a.exclude_kernel && a.exclude_hv);
+	a = attr_of("page-faults:uk");
+	assert_true(!a.exclude_user && !a.exclude_kernel && a.exclude_hv);
+	a = attr_of("cycles:h");
+	assert_true(a.exclude_user && a.exclude_kernel && !a.exclude_hv);
+	a = attr_of("cycles:ku");
+	assert_true(!a.exclude_user && !a.exclude_kernel);
+	/* H: host only; I: not idle; p..ppp and P */
+	a = attr_of("task-clock:H");
+	assert_true(a.exclude_guest && !a.exclude_user && a.exclude_kernel);
+	a = attr_of("cycles:uI");
+	assert_true(a.exclude_idle && a.exclude_kernel);
+	a = attr_of("cycles:upp");
+	assert_int_equal(a.precise_ip, 2);
+	assert_int_equal(events_parse("instructions:P", &ev, err, sizeof(err)), 0);
+	assert_true(ev.precise_max);
+	assert_int_equal(ev.precise, 3);
+	assert_int_equal(events_parse("cycles:p", &ev, err, sizeof(err)), 0);
+	assert_false(ev.precise_max);
+	/* modifiers keep the event's unit and show in its name */
+	assert_int_equal(events_parse("task-clock:u", &ev, err, sizeof(err)), 0);
+	assert_string_equal(ev.unit, "nanoseconds");
+	assert_string_equal(ev.name, "task-clock:u");
+	assert_int_equal(events_parse("page-faults:u", &ev, err, sizeof(err)), 0);
+	assert_string_equal(ev.unit, "count");
+	/* raw and cache events take them too; without them all levels default */
+	a = attr_of("r01c2:u");
+	assert_true(a.exclude_kernel && !a.exclude_user);
+	a = attr_of("L1-dcache-load-misses:k");
+	assert_true(a.exclude_user && !a.exclude_kernel);
+	a = attr_of("r01c2");
+	assert_true(!a.exclude_user && a.exclude_kernel);
+}
+
 static void cache_events(void **state)
 {
 	struct pmu_event ev;
@@ -133,6 +215,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(modifiers),
+		cmocka_unit_test(modifiers_as_perf),
 		cmocka_unit_test(cache_events),
 		cmocka_unit_test(libpfm4_names_match_libpfm4),
 		cmocka_unit_test(lists),

@@ -33,7 +33,23 @@ enum unwind_engine {
 	UNWIND_ENGINE_FP,           /* the kernel's frame-pointer callchain */
 };
 
+/* py-spy's verbs: the first word of the command line (see cli_parse()). */
+enum cli_verb {
+	CLI_VERB_NONE = 0,  /* no verb: options, then maybe a command to launch */
+	CLI_VERB_RECORD,    /* pmutop record: write a profile (-o FILE), no live view */
+	CLI_VERB_TOP,       /* pmutop top: the live view */
+	CLI_VERB_DUMP,      /* pmutop dump: every thread's stack now (--stacks) */
+	CLI_NVERBS,
+};
+
+/* Bit of a verb in struct cli_option.verbs. */
+#define CLI_IN(verb) (1u << (verb))
+
+#define CLI_MAX_NOTES 4
+#define CLI_MAX_TIDS 64
+
 struct pmutop_opts {
+	enum cli_verb verb;      /* the first word, CLI_VERB_NONE when none */
 	pid_t pid;               /* -p; 0 when launching a command */
 	char **cmd;              /* argv after "--", NULL-terminated; NULL in attach mode */
 	struct pmu_event event;  /* -e, parsed: the first event (events[0]) */
@@ -70,6 +86,12 @@ struct pmutop_opts {
 	unsigned http_max_seconds; /* --http-max-seconds: cap on ?seconds= (default 300) */
 	const char *http_token;  /* --http-token T|none: required of every request (see http_server.c) */
 	const char *http_allow_host; /* --http-allow-host NAME: a Host header name to accept */
+	pid_t tids[CLI_MAX_TIDS]; /* -t TID[,TID]: only these threads of -p's process */
+	size_t ntids;            /* 0 = every thread */
+	bool nonblocking;        /* --nonblocking: never stop the target (no ptrace) */
+	/* One-line notes for stderr (unless -q): how a perf/py-spy habit was taken. */
+	char notes[CLI_MAX_NOTES][256];
+	unsigned nnotes;
 };
 
 /* What pmutop does with the parsed options (see cli_mode()). */
@@ -106,7 +128,7 @@ struct cli_ctx;  /* parser state handed to the handlers (cli.c) */
 
 /* One command-line option: the single source of parsing and documentation. */
 struct cli_option {
-	const char *name;      /* long name without "--" */
+	const char *name;      /* long name without "--"; NULL for a short-only habit (-g) */
 	char short_name;       /* single-letter alias, 0 = none */
 	const char *arg;       /* placeholder of the argument ("PID"), NULL = a flag */
 	/* Store arg; 0 = go on, 1 = done (text printed, exit 0), -EINVAL. */
@@ -117,6 +139,7 @@ struct cli_option {
 	enum cli_group group;
 	enum cli_complete complete;
 	const char *choices;   /* space-separated words for CLI_COMPLETE_CHOICES */
+	unsigned verbs;        /* CLI_IN() bits of the verbs that take it; 0 = all */
 };
 
 /* The i-th option of the table, NULL past the end. */
@@ -129,12 +152,20 @@ const struct cli_option *cli_option_at(size_t i);
  * or -EINVAL with err listing the formats for any other extension.
  */
 int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen);
+/* Whether verb takes opt. */
+bool cli_option_in(const struct cli_option *opt, enum cli_verb verb);
+
+/* "record", "top", "dump"; "" for CLI_VERB_NONE. */
+const char *cli_verb_name(enum cli_verb verb);
 
 /* Values of the options before parsing. */
 void cli_defaults(struct pmutop_opts *o);
 
 /*
- * Parse argv into *o. Returns 0 to go on, 1 when --help/--version (or a
+ * Parse argv into *o. A first word that is a verb (record, top, dump) is the
+ * verb and only that verb's options are taken; a word perf users type for
+ * something else (stat, report, ...) is answered with a pointer unless it
+ * follows "--"; any other word starts the command to launch. Returns 0 to go on, 1 when --help/--version (or a
  * --print-man/--print-completion generator) was handled (text written to
  * out; exit 0), or -EINVAL with err filled.
  */

@@ -11,8 +11,10 @@
 
 #include <stdio.h>
 
-/* --help: usage, every visible option by group, events, examples. */
-void cli_print_help(FILE *out);
+#include "pmutop/frontend/cli.h"
+
+/* --help (of a verb, CLI_VERB_NONE for pmutop): usage, its options by group, events, examples. */
+void cli_print_help(FILE *out, enum cli_verb verb);
 
 /* The man page pmutop.1 in roff (man(7) macros), same content as --help. */
 void cli_print_man(FILE *out);

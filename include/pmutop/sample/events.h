@@ -22,7 +22,10 @@ struct pmu_event {
 	const char *unit;       /* "count" or "nanoseconds" (pprof sample unit) */
 	uint64_t config1, config2; /* extra encoding (libpfm4 events) */
 	uint8_t precise;        /* :p / :pp / :ppp → precise_ip 1..3 */
-	int8_t user, kernel;    /* :u / :k modifiers: 1 = count, 0 = exclude, -1 = default */
+	bool precise_max;       /* :P: lower precise to what the CPU accepts */
+	int8_t user, kernel, hv; /* :u :k :h modifiers: 1 = count, 0 = exclude, -1 = default */
+	bool host_only;         /* :H: exclude guest mode */
+	bool exclude_idle;      /* :I */
 };
 
 /* At most this many events in one run (-e a,b,c or repeated -e). */
@@ -57,6 +60,13 @@ void events_list(FILE *out, bool kernel);
 
 /* Iterate the named (non-raw) events: returns NULL past the end. */
 const struct pmu_event *events_builtin(size_t i);
+
+/*
+ * Case-insensitive Levenshtein distance between two names, for "did you
+ * mean" (event names here, option names in cli_habits.c); (size_t)-1 when a
+ * name is 64 characters or longer.
+ */
+size_t events_name_distance(const char *a, const char *b);
 
 /* Iterate the other accepted spellings (perf's names, cache events): NULL past the end. */
 const char *events_alias(size_t i);
