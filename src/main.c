@@ -2,6 +2,7 @@
  * main.c - pmutop's entry point: parse the command line, pick the mode
  * (live view, batch record, saved profile), run, exit.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "pmutop/frontend/http_server.h"
 #include "pmutop/frontend/load.h"
 #include "pmutop/frontend/record.h"
+#include "pmutop/frontend/resolve.h"
 #include "pmutop/frontend/stacks.h"
 #include "tui.h"
 
@@ -27,6 +29,11 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
+	}
+	rc = resolve_target(&opts, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		return rc == -EINVAL ? 2 : 1;
 	}
 	for (unsigned i = 0; i < opts.nnotes && !opts.quiet; i++)
 		fprintf(stderr, "pmutop: %s\n", opts.notes[i]);

@@ -191,7 +191,9 @@ void cli_print_help(FILE *out, enum cli_verb verb)
 		else
 			fprintf(out, "  %s\n  %-49s%s\n", d->examples[i].cmd, "", d->examples[i].what);
 	}
-	fprintf(out, "\nExit status: 0 done, 1 profiling failed, 2 command-line error.\n");
+	fprintf(out, "\nExit status: 0 done; 1 profiling failed (no such process, no permission, the\n"
+		"kernel refused a counter, a file could not be written); 2 bad command line\n"
+		"(including a kernel thread, or -t threads of different processes).\n");
 }
 
 /* ---- the man page ---- */
@@ -307,8 +309,10 @@ void cli_print_man(FILE *out)
 			fputc('\n', out);
 		}
 	}
-	fputs(".SH EXIT STATUS\n0 on success (the profile was written or printed), 1 when "
-	      "profiling failed, 2 for a command-line error.\n"
+	fputs(".SH EXIT STATUS\n0 on success (the profile was written or printed); 1 when "
+	      "profiling failed (no such process, no permission, the kernel refused a counter, a "
+	      "file could not be written); 2 for a bad command line (including a kernel thread, "
+	      "or \\-t threads of different processes).\n"
 	      ".SH SEE ALSO\n.BR perf\\-record (1),\n.BR perf\\-top (1),\n"
 	      ".BR py\\-spy (1),\n.B go tool pprof\n", out);
 }

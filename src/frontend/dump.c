@@ -117,9 +117,57 @@ static int write_split(const struct pmutop_opts *o, const struct aggregate *a, F
 	return rc;
 }
 
+/*
+ * path as one shell word for a hint the user pastes: as is when it holds only
+ * safe characters, else single-quoted; "./" before a leading "-" so no tool
+ * takes it for an option.
+ */
+static const char *shell_word(const char *path, char *buf, size_t len)
+{
+	const char *dot = path[0] == '-' ? "./" : "";
+	size_t k;
+
+	if (!path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789_./+-=:,@%")]) {
+		snprintf(buf, len, "%s%s", dot, path);
+		return buf;
+	}
+	k = (size_t)snprintf(buf, len, "'%s", dot);
+	for (const char *c = path; *c && k + 5 < len; c++) {
+		if (*c == '\'') {
+			memcpy(buf + k, "'\\''", 4);
+			k += 4;
+		} else {
+			buf[k++] = *c;
+		}
+	}
+	snprintf(buf + k, len - k, "'");
+	return buf;
+}
+
+/* The flame graph a folded file's hint writes: never the folded file itself. */
+static const char *flame_name(const char *folded, char *out, size_t len)
+{
+	static const char *const exts[] = { ".folded", ".collapsed", ".txt", ".stacks", ".svg" };
+	size_t n = strlen(folded);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t k = strlen(exts[i]);
+		if (n > k && !strcmp(folded + n - k, exts[i])) {
+			n -= k;
+			break;
+		}
+	}
+	snprintf(out, len, "%.*s.svg", (int)n, folded);
+	if (!strcmp(out, folded))
+		snprintf(out, len, "%.*s.flame.svg", (int)n, folded);
+	return out;
+}
+
 int dump_write(const struct pmutop_opts *o, const struct aggregate *a, const char *title,
 	       FILE *log)
 {
+	char in[8192], out[8192], svg[4200];
 	const char *what;
 	char err[768];
 	int rc;
@@ -150,11 +198,13 @@ int dump_write(const struct pmutop_opts *o, const struct aggregate *a, const cha
 	if (is_stdout(o->dump))
 		fprintf(log, "pmutop: wrote the %s to stdout\n", what);
 	else if (o->format == DUMP_FOLDED)
-		fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > flame.svg)\n",
-			o->dump, o->dump);
+		fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > %s)\n", o->dump,
+			shell_word(o->dump, in, sizeof(in)),
+			shell_word(flame_name(o->dump, svg, sizeof(svg)), out, sizeof(out)));
 	else if (o->format == DUMP_HTML)
 		fprintf(log, "pmutop: wrote %s (%s: open it in a browser)\n", o->dump, what);
 	else
-		fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump, o->dump);
+		fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump,
+			shell_word(o->dump, in, sizeof(in)));
 	return 0;
 }

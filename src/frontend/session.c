@@ -554,6 +554,8 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 	memcpy(cfg->events, s->events, sizeof(cfg->events));
 	memcpy(cfg->periods, s->periods, sizeof(cfg->periods));
 	cfg->kernel = o->kernel;
+	cfg->tids = o->tids;
+	cfg->ntids = o->ntids;
 	cfg->stack_size = s->stack_size;
 	cfg->mmap_pages = o->mmap_pages;
 	cfg->enable_on_exec = s->launched;

@@ -311,8 +311,8 @@ static void build_attr(struct sampler *s, unsigned k)
 	a->exclude_callchain_kernel = !s->cfg.kernel;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->exclude_guest = 1;
-	a->inherit = 1;
-	a->inherit_thread = 1;
+	a->inherit = !s->cfg.ntids;  /* -t: only the threads named */
+	a->inherit_thread = !s->cfg.ntids;
 	/* Side-band records (mmap, comm, fork/exit) once, from the first event. */
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = k == 0;
 	a->sample_id_all = 1;
@@ -481,12 +481,29 @@ static int attach_thread(struct sampler *s, pid_t tid, char *err, size_t errlen)
 	return 0;
 }
 
+/* -t: drop from the scan every thread not named in cfg.tids. */
+static void keep_named_threads(struct sampler *s, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		for (size_t j = 0; j < s->cfg.ntids; j++)
+			if (s->scan_buf[i] == s->cfg.tids[j]) {
+				s->scan_buf[k++] = s->scan_buf[i];
+				break;
+			}
+	*n = k;
+}
+
 static int scan_threads(struct sampler *s, size_t *n)
 {
 	for (;;) {
 		int r = proc_list_threads(s->cfg.pid, s->scan_buf, s->scan_cap, n);
-		if (r != -ENOSPC)
+		if (r != -ENOSPC) {
+			if (!r && s->cfg.ntids)
+				keep_named_threads(s, n);
 			return r;
+		}
 		size_t cap = *n + *n / 2 + 64;
 		pid_t *b = realloc(s->scan_buf, cap * sizeof(pid_t));
 		if (!b)
@@ -584,6 +601,11 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t 
 		}
 		if (r == 0)
 			break;
+	}
+	if (!s->stats.threads_attached && cfg->ntids) {
+		snprintf(err, errlen, "none of the threads given to -t is left in PID %d (they exited)",
+			 (int)cfg->pid);
+		goto fail;
 	}
 	if (!s->stats.threads_attached) {
 		snprintf(err, errlen, "PID %d has no threads left to attach to (it exited)", (int)cfg->pid);

@@ -100,6 +100,32 @@ int proc_sysctl_int(const char *name, long *value)
 	return 0;
 }
 
+int proc_thread_group(pid_t tid, pid_t *tgid, bool *kernel_thread)
+{
+	char path[64], buf[2048];
+	const char *p;
+	unsigned long flags = 0;
+	ssize_t r;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	r = read_small_file(path, buf, sizeof(buf));
+	if (r <= 0)
+		return r < 0 ? (int)r : -ESRCH;
+	p = strstr(buf, "\nTgid:");
+	if (!p || sscanf(p + 6, "%d", &f) != 1)
+		return -EINVAL;
+	*tgid = (pid_t)f;
+	/* stat's 9th field, after the ")" closing comm: flags, PF_KTHREAD = 0x00200000 */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	r = read_small_file(path, buf, sizeof(buf));
+	p = r > 0 ? strrchr(buf, ')') : NULL;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return r < 0 ? (int)r : -EINVAL;
+	*kernel_thread = flags & 0x00200000;
+	return 0;
+}
+
 int proc_check_target(pid_t pid, char *err, size_t errlen)
 {
 	char path[64];

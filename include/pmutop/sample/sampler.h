@@ -48,6 +48,13 @@ struct sampler_config {
 	 */
 	enum { SAMPLER_STACK_COPY = 0, SAMPLER_CALLCHAIN, SAMPLER_IP_ONLY } stack_mode;
 	unsigned wakeup_events; /* wake the reader every N samples; 0 = at a quarter-full buffer */
+	/*
+	 * perf's -t: only these threads of pid (ntids > 0), without inheritance,
+	 * so threads they create are not followed. The array must outlive the
+	 * sampler.
+	 */
+	const pid_t *tids;
+	size_t ntids;
 };
 
 struct sampler_stats {

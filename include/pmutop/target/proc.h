@@ -7,6 +7,7 @@
 #ifndef PMUTOP_PROC_H
 #define PMUTOP_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -21,6 +22,13 @@ int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 
 /* Command line of pid, arguments joined by spaces; returns 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t len);
+
+/*
+ * The process (thread group id) thread tid belongs to, and whether it is a
+ * kernel thread (PF_KTHREAD: no user space). Returns 0 or -errno (-ENOENT
+ * when there is no such thread).
+ */
+int proc_thread_group(pid_t tid, pid_t *tgid, bool *kernel_thread);
 
 /* Read an integer sysctl such as "kernel/perf_event_paranoid"; -errno on failure. */
 int proc_sysctl_int(const char *name, long *value);
