@@ -35,9 +35,9 @@ int load_run(const struct pmutop_opts *o)
 	info = aggregate_info_const(a);
 	aggregate_threads(a, &nthreads);
 	if (!o->quiet)
-		fprintf(stderr, "pmutop: %s: %llu samples of %s (%s) from %zu threads; lost %llu\n",
+		fprintf(stderr, "pmutop: %s: %llu samples of %s (%s) from %zu thread%s; lost %llu\n",
 			o->load, (unsigned long long)info->samples, info->event, info->event_unit,
-			nthreads, (unsigned long long)info->lost);
+			nthreads, nthreads == 1 ? "" : "s", (unsigned long long)info->lost);
 	if (o->dump && dump_write(o, a, o->load, stderr))
 		rc = 1;
 	if (o->annotate) {

@@ -40,9 +40,10 @@ static void print_summary(const struct session *s, FILE *out)
 				 st.freq ? "freq" : "period", (unsigned long long)period);
 		}
 		fprintf(out,
-			"pmutop: %llu samples of %s in %.2f s from %zu threads on %u CPUs; "
+			"pmutop: %llu samples of %s in %.2f s from %zu thread%s on %u CPU%s; "
 			"lost %llu, throttled %llu\n",
-			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen, st.ncpus,
+			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen,
+			st.threads_seen == 1 ? "" : "s", st.ncpus, st.ncpus == 1 ? "" : "s",
 			(unsigned long long)st.lost, (unsigned long long)st.throttled);
 	}
 	if (st.total.compacted || st.total.threads_folded || info->leaf_dropped)
@@ -134,9 +135,10 @@ static void progress_loop(struct session *s)
 			continue;
 		next = st.elapsed + 0.25;
 		cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
-		snprintf(line, sizeof(line), "pmutop: %.1f s, %llu samples, %llu lost, %zu threads "
+		snprintf(line, sizeof(line), "pmutop: %.1f s, %llu samples, %llu lost, %zu thread%s "
 			 "(Ctrl-C: stop and write)", st.elapsed, (unsigned long long)st.samples,
-			 (unsigned long long)st.lost, st.threads_attached);
+			 (unsigned long long)st.lost, st.threads_attached,
+			 st.threads_attached == 1 ? "" : "s");
 		if (cols - 1 < sizeof(line))
 			line[cols - 1] = 0;
 		fprintf(stderr, "\r%s\033[K", line);
