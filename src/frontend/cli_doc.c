@@ -53,11 +53,12 @@ static const struct verb_doc verb_docs[CLI_NVERBS] = {
 			   "record [-o FILE] [options] -- COMMAND [ARGS...]" },
 		.description =
 			"Sample the process until it exits, --duration ends or SIGINT, and write the "
-			"profile to -o FILE (pprof, or folded stacks for FILE.folded) or, without -o, "
+			"profile to -o FILE (pprof; FILE.html a flame graph page; FILE.folded folded "
+			"stacks) or, without -o, "
 			"print the table on stdout. Never the live view (py-spy record, perf record).",
 		.examples = {
 			{ "pmutop record -p 1234 -o prof.pb.gz -d 10", "10 s pprof profile" },
-			{ "pmutop record -o out.folded -- ./my_program", "folded stacks of a run" },
+			{ "pmutop record -o flame.html -- ./my_program", "flame graph of a run" },
 			{ "pmutop record -p 1234 -F 999 -g -o prof.pb.gz", "perf's spelling" },
 		},
 	},

@@ -45,7 +45,7 @@ static const struct { const char *opt, *answer; } foreign_opts[] = {
 	{ "-n", "py-spy's -n is --native (pmutop always unwinds native frames; --native is "
 		"accepted); perf's -n (no samples) has no equivalent" },
 	{ "-f", "py-spy's -f FORMAT: use --format pprof|folded, or -o FILE whose extension "
-		"picks it (.pb.gz = pprof, .folded = folded stacks)" },
+		"picks it (.pb.gz = pprof, .html = flame graph, .folded = folded stacks)" },
 	{ "-v", "pmutop has no verbose mode: its summary goes to stderr (-q hides it), and "
 		"--list-events shows what this machine supports" },
 	{ "--verbose", "pmutop has no verbose mode: its summary goes to stderr (-q hides it), "

@@ -90,7 +90,7 @@ grep -q -- '-g: pmutop always records call stacks' perf_c_g_m.err ||
 row perf_call_fp      0 'samples of task-clock' -p "$PID" --call-graph=fp -d "$DUR" --no-tui "${EV[@]}"
 row perf_call_lbr     2 'LBR' -p "$PID" --call-graph lbr
 row perf_o_folded     0 'wrote out\.folded.*flamegraph\.pl out\.folded > out\.svg' -p "$PID" -o out.folded -d "$DUR" "${EV[@]}"
-row perf_o_svg        2 'flamegraph\.pl FILE\.folded > FILE\.svg' -p "$PID" -o flame.svg
+row perf_o_svg        2 'unknown extension "\.svg".*\.html: flame graph page' -p "$PID" -o flame.svg
 row perf_p_tid        0 "$TID is thread \"mt[0-9]\" of process $PID" -p "$TID" -d "$DUR" --no-tui "${EV[@]}"
 row perf_t_tid        0 'wrote tid\.pb\.gz' -t "$TID" -o tid.pb.gz -d "$DUR" "${EV[@]}"
 row perf_t_two_procs  2 'one process' -t "$TID,$OTHER" -d "$DUR" "${EV[@]}"

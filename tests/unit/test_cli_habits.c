@@ -110,7 +110,11 @@ static void perf_options(void **state)
 	/* --format beats the extension */
 	assert_int_equal(parse(&o, "-p", "1", "-o", "x.folded", "--format", "pprof", NULL), 0);
 	assert_int_equal(o.format, DUMP_PPROF);
-	expect_error(&o, "flamegraph.pl", "-p", "1", "-o", "flame.svg");
+	/* an extension no format has: refused before sampling (dump_check), not here */
+	assert_int_equal(parse(&o, "-p", "1", "-o", "flame.svg", NULL), 0);
+	assert_true(o.dump_ext_unknown);
+	assert_int_equal(parse(&o, "-p", "1", "-o", "flame.html", NULL), 0);
+	assert_int_equal(o.format, DUMP_HTML);
 	/* --call-graph */
 	assert_int_equal(parse(&o, "-p", "1", "--call-graph", "fp", NULL), 0);
 	assert_int_equal(o.unwind, UNWIND_ENGINE_FP);
