@@ -1,8 +1,16 @@
 /*
  * main.c - pmutop's entry point: parse the command line, pick the mode
  * (live view, batch record, saved profile), run, exit.
+ *
+ * SIGINT, SIGTERM and SIGHUP are blocked before anything else: a signal
+ * that comes while pmutop starts stays pending until the session's
+ * signalfd (or the live view, or the HTTP server) takes it, so it ends the
+ * run with a summary and a profile instead of killing pmutop - and one
+ * that comes while the profile is written waits until it is. Modes with
+ * nothing to stop (printing a saved profile, listing events) unblock them.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -16,12 +24,25 @@
 #include "pmutop/frontend/stacks.h"
 #include "tui.h"
 
+/* Back to the mask pmutop was started with: the default reaction. */
+static void unblock_stop_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct pmutop_opts opts;
 	enum pmutop_mode mode;
+	sigset_t stop, old;
 	char err[512];
 	int rc;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 
 	rc = cli_parse(argc, argv, &opts, stdout, err, sizeof(err));
 	if (rc > 0)
@@ -38,6 +59,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < opts.nnotes && !opts.quiet; i++)
 		fprintf(stderr, "pmutop: %s\n", opts.notes[i]);
 	if (opts.list_events) {
+		unblock_stop_signals(&old);
 		events_list(stdout, opts.kernel);
 		return 0;
 	}
@@ -60,10 +82,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, "pmutop: no live view: %s; printing the table %s\n", err,
 					mode == MODE_TOP ? "when sampling ends (Ctrl-C ends it)"
 							 : "instead");
+			if (mode != MODE_TOP)
+				unblock_stop_signals(&old);
 			return mode == MODE_TOP ? record_run(&opts) : load_run(&opts);
 		}
 		return tui_run(&opts);
 	case MODE_LOAD_TABLE:
+		unblock_stop_signals(&old);
 		return load_run(&opts);
 	case MODE_RECORD:
 	default:

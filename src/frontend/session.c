@@ -312,6 +312,16 @@ static pid_t launch(char **cmd, int *go_fd, int *status_fd, char *err, size_t er
 		close(status[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* pmutop gave up before starting us */
+		{
+			/* pmutop blocks its stop signals from its start: not the command's. */
+			sigset_t stop;
+
+			sigemptyset(&stop);
+			sigaddset(&stop, SIGINT);
+			sigaddset(&stop, SIGTERM);
+			sigaddset(&stop, SIGHUP);
+			sigprocmask(SIG_UNBLOCK, &stop, NULL);
+		}
 		execvp(cmd[0], cmd);
 		e = errno;
 		if (write(status[1], &e, sizeof(e)) < 0)

@@ -5,11 +5,15 @@
 # process, then after a random delay (a third of the runs within 50 ms of
 # the start, i.e. during attach, the rest up to 600 ms) a random one of
 # SIGINT, SIGTERM, SIGHUP. Every time:
-#   - pmutop ends within 5 s, with status 0 (signal handled) or killed by
-#     that very signal (it arrived before pmutop set up its handling);
+#   - pmutop ends within 10 s (a loaded 2-CPU VM) with status 0: the signal is handled from
+#     pmutop's first instruction (issue 23: main() blocks them before
+#     anything else), never kills it. "0 ms" is measured from that first
+#     instruction (the test waits until /proc/PID/status shows the mask):
+#     before it, the dynamic loader runs (~5 ms, 50+ on a loaded VM) and a
+#     signal there has its default effect - only static linking avoids it;
 #   - the target keeps running, not stopped;
-#   - run-N.pb.gz is either absent or a complete profile go tool pprof
-#     reads - never half-written - and no temp file (run-N.pb.gz.tmp*) is
+#   - run-N.pb.gz is a complete profile go tool pprof reads - never
+#     half-written, never missing - and no temp file (run-N.pb.gz.tmp*) is
 #     left behind.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
@@ -27,7 +31,7 @@ wait_started "$target"
 
 for ((i = 1; i <= N; i++)); do
 	sig=${SIGS[RANDOM % 3]}
-	if (( i % 3 == 0 )); then ms=$((RANDOM % 50)); else ms=$((50 + RANDOM % (MAXMS - 50))); fi
+	if (( i % 6 == 0 )); then ms=0; elif (( i % 3 == 0 )); then ms=$((RANDOM % 50)); else ms=$((50 + RANDOM % (MAXMS - 50))); fi
 	f=run-$i.pb.gz
 	# A background job of a script starts with SIGINT ignored; env puts
 	# the default back (job control would, but makes `wait` unreliable).
@@ -35,21 +39,25 @@ for ((i = 1; i <= N; i++)); do
 		--duration 30 --dump "$f" -p "$target" >"run-$i.out" 2>"run-$i.err" &
 	PM=$!
 	E2E_BG_PIDS+=("$PM")
+	# Wait for main()'s first instruction: INT, HUP and TERM blocked (0x4003).
+	for ((k = 0; k < 500; k++)); do
+		blk=$(awk '/^SigBlk/ { print $2 }' "/proc/$PM/status" 2>/dev/null)
+		[[ -z $blk ]] || (( (16#$blk & 16#4003) == 16#4003 )) && break
+		sleep 0.01
+	done
 	sleep "$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }')"
 	kill -"$sig" "$PM" 2>/dev/null
-	if ! pm_finish 5; then
-		problem "run $i: pmutop still running 5 s after SIG$sig (${ms} ms)"
+	if ! pm_finish 10; then
+		problem "run $i: pmutop still running 10 s after SIG$sig (${ms} ms)"
 		show "run-$i.err"
 		continue
 	fi
 	signo=$(kill -l "$sig")
 	if (( RC == 0 )); then
 		kind=handled
-	elif (( RC == 128 + signo )); then
-		kind=early
 	else
 		kind=bad
-		problem "run $i: SIG$sig after ${ms} ms: exit status $RC (want 0 or $((128 + signo)))"
+		problem "run $i: SIG$sig after ${ms} ms: exit status $RC (want 0$( ((RC == 128 + signo)) && echo ": killed by the signal"))"
 		show "run-$i.err"
 	fi
 	if [[ -e $f ]]; then
@@ -61,8 +69,8 @@ for ((i = 1; i <= N; i++)); do
 		fi
 	else
 		kind+="+none"
-		[[ $kind == handled* ]] && ! grep -q 'no samples\|nothing' "run-$i.err" &&
-			info "(run $i: handled SIG$sig after ${ms} ms but wrote no profile: $(tail -n 1 "run-$i.err"))"
+		problem "run $i: SIG$sig after ${ms} ms: no profile written"
+		show "run-$i.err"
 	fi
 	if compgen -G "$f.tmp*" >/dev/null; then
 		problem "run $i: temp file left behind: $(echo "$f".tmp*)"
@@ -73,4 +81,4 @@ done
 
 for k in "${!outcome[@]}"; do info "$k: ${outcome[$k]}"; done
 (( ERRS == 0 )) || fail "$ERRS problem(s) in $N signal runs"
-pass "$N random signals: target unharmed, profiles complete or absent"
+pass "$N random signals (some at 0 ms): all handled, target unharmed, every profile complete"
