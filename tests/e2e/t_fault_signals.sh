@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t_fault_signals.sh - SIGINT/SIGTERM/SIGHUP to pmutop at random moments.
 #
-# 50 times: `pmutop -p PID --duration 30 --dump run-N.pb.gz` on one shares
+# 20 times (10 quick): `pmutop -p PID --duration 30 --dump run-N.pb.gz` on one shares
 # process, then after a random delay (a third of the runs within 50 ms of
 # the start, i.e. during attach, the rest up to 600 ms) a random one of
 # SIGINT, SIGTERM, SIGHUP. Every time:
@@ -20,7 +20,7 @@ source "$(dirname "$0")/fault_lib.sh"
 e2e_init
 need_wl shares
 
-N=${FAULT_SIGNAL_RUNS:-50}
+N=${FAULT_SIGNAL_RUNS:-$(quick_or 20 10)}
 MAXMS=$(quick_or 600 300)
 SIGS=(INT TERM HUP)
 declare -A outcome=()
