@@ -97,6 +97,7 @@ struct reqlog {
 	char target[512];         /* path?query */
 	char note[256];
 	double start;
+	bool close;               /* end the connection after this response */
 };
 
 static uint64_t mono_ns(void)
@@ -342,6 +343,8 @@ static enum MHD_Result respond(struct MHD_Connection *c, struct reqlog *rl, unsi
 	}
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (rl->close)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	log_request(rl, status, len);
@@ -602,6 +605,14 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	}
 	if (atomic_load(&sv->stopping))
 		return respond_text(c, rl, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down", 0);
+	/*
+	 * Under --unwind=ptrace this connection's thread is the tracer: a
+	 * thread of the target that never stopped (stuck in the kernel) stays
+	 * seized until the tracer thread exits. Closing the connection ends
+	 * the thread, and the kernel detaches whatever it still holds.
+	 */
+	if (sv->o->unwind == UNWIND_ENGINE_PTRACE)
+		rl->close = true;
 	slot = slot_take(sv, rq.event.name, rq.seconds, &retry, &why);
 	if (slot < 0)
 		return respond_text(c, rl, MHD_HTTP_TOO_MANY_REQUESTS, why, retry);
