@@ -12,7 +12,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+perfmon --ambient
 	true 2>/dev/null || skip "this kernel or setpriv cannot grant CAP_PERFMON"
 
 cp "$PMUTOP" ./pmutop && chmod 755 . ./pmutop
-start_bg "$W/threads" 20
+start_bg "$W/threads" 90
 TP=$BG_PID
 wait_started "$TP"
 info "\$ setpriv --reuid=nobody --ambient-caps=+sys_ptrace,+perfmon pmutop -p $TP (a root process)"
