@@ -411,6 +411,32 @@ static long insn_at(const struct annotation *an, uint64_t va)
 	return lo < an->n && an->insns[lo].in.addr == va ? (long)lo : -1;
 }
 
+/* Decode the chosen extent into the annotation's instruction lines. */
+static int list_code(struct annotation *an, const struct home *h, char *err, size_t errlen)
+{
+	struct insn *v;
+	size_t n, i;
+	int rc;
+
+	an->start = h->start;
+	an->size = h->size;
+	rc = disasm_range(h->mod, h->start, h->size, &v, &n, err, errlen);
+	if (rc)
+		return rc;
+	an->insns = calloc(n ? n : 1, sizeof(*an->insns));
+	if (!an->insns) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		an->insns[i].in = v[i];
+		disasm_format(h->mod, &v[i], an->insns[i].text, sizeof(an->insns[i].text));
+	}
+	an->n = n;
+	free(v);
+	return 0;
+}
+
 static void place_samples(struct builder *b, const struct home *h)
 {
 	struct annotation *an = b->an;
@@ -776,28 +802,9 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 	rc = -ENOMEM;
 	if (!an->path || !an->build_id || !an->symbol)
 		goto fail;
-	an->start = best->start;
-	an->size = best->size;
-	{
-		struct insn *v;
-		size_t n;
-
-		rc = disasm_range(best->mod, best->start, best->size, &v, &n, err, errlen);
-		if (rc)
-			goto fail;
-		an->insns = calloc(n ? n : 1, sizeof(*an->insns));
-		if (!an->insns) {
-			free(v);
-			rc = -ENOMEM;
-			goto fail;
-		}
-		for (i = 0; i < n; i++) {
-			an->insns[i].in = v[i];
-			disasm_format(best->mod, &v[i], an->insns[i].text, sizeof(an->insns[i].text));
-		}
-		an->n = n;
-		free(v);
-	}
+	rc = list_code(an, best, err, errlen);
+	if (rc)
+		goto fail;
 	place_samples(&b, best);
 	rc = build_blocks(an);
 	if (rc)
@@ -811,14 +818,9 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 		     "samples", name);
 	skid_note(an);
 done:
-	free(b.leaves);
-	free(homes);
-	free(b.mods);
-	free(b.bias);
-	free(b.mod_rc);
-	module_cache_free(b.mc);
 	*out = an;
-	return 0;
+	an = NULL;
+	rc = 0;
 fail:
 	if (rc == -ENOMEM && errlen && !err[0])
 		snprintf(err, errlen, "out of memory");
