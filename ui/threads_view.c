@@ -1,7 +1,8 @@
 /*
  * threads_view.c - `t`: choose the thread the view is restricted to, from
- * the threads that have samples, with their names, samples since start and
- * share of the events in the current window. The first line is "all".
+ * every thread the view knows (the target's live threads, sampled or not,
+ * and those in the profile), with their names and their samples, events and
+ * share in the current window. The first line is "all".
  */
 #include <curses.h>
 #include <stdio.h>

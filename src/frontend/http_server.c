@@ -642,6 +642,13 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 			break;
 		}
 	}
+	/*
+	 * A client that went away gets nothing: free its event at once, not
+	 * after the final drain, line lookup and teardown (seconds under load,
+	 * while the next request for the event got 429).
+	 */
+	if (gone)
+		slot_release(sv, slot);
 	session_stop(s);
 	session_get_status(s, &st);
 	if (st.state == SESSION_SIGNALLED && st.signal) {
@@ -681,7 +688,8 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 			      true);
 	}
 	session_free(s);
-	slot_release(sv, slot);
+	if (!gone)
+		slot_release(sv, slot);
 	return ret;
 }
 
