@@ -2,8 +2,8 @@
 # t_fault_overflow.sh - ring-buffer overflow forced: lost samples reported.
 #
 # `--mmap-pages 1 --period 10000` (task-clock: 100,000 samples/s per
-# thread) on ten busy threads fills the one-page buffers far faster than
-# pmutop drains them. Three runs:
+# thread) on ten busy threads, pmutop SIGSTOPped for 0.5 s meanwhile: the
+# one-page buffers overflow however loaded the machine is. Three runs:
 #   small  - --stack-size 512: some samples fit, most are dropped;
 #   big    - the default 16 KiB stack copy would make a sample record larger
 #            than the whole buffer, and the kernel drops such records without
@@ -46,14 +46,38 @@ check() {
 	fi
 }
 
-run_pmutop small -e task-clock --mmap-pages 1 --period 10000 --stack-size 512 \
-	--duration "$DUR" --dump small.pb.gz -- "$W/threads" 30
+# A busy target pmutop attaches to; pmutop is SIGSTOPped for a while once it
+# samples, so that its one-page buffers overflow whatever the machine's load
+# (left running, it drained them fast enough on a loaded VM, where the
+# target got little CPU, and nothing was lost: timing luck). It samples
+# until SIGINT, so seeing it attached does not race against its end.
+start_bg "$W/threads" 120
+TGT=$BG_PID
+wait_started "$TGT"
+
+# overflow NAME ARGS...: sample TGT with one-page buffers, stop pmutop for
+# 0.5 s while the target runs on, resume it, then stop it with SIGINT.
+overflow() {
+	local name=$1
+	shift
+	pm_start "$name" -e task-clock --mmap-pages 1 --period 10000 --dump "$name.pb.gz" \
+		-p "$TGT" "$@"
+	pm_wait_sampling 30 || problem "$name: pmutop did not attach"
+	kill -STOP "$PM"
+	sleep 0.5
+	kill -CONT "$PM"
+	sleep "$DUR"
+	kill -INT "$PM"
+	pm_finish 60
+}
+
+overflow small --stack-size 512
 check small 1
-run_pmutop big -e task-clock --mmap-pages 1 --period 10000 \
-	--duration "$DUR" --dump big.pb.gz -- "$W/threads" 30
+overflow big
 check big 1
 grep -qE "copying [0-9]+ bytes of stack per sample" big.err ||
 	problem "big: no note that the stack copy was lowered to fit the buffer"
+alive "$TGT" || problem "the target did not survive"
 
 marker=$T/refuse-ran
 run_pmutop refuse -e task-clock --mmap-pages 1 --stack-size 16384 --period 10000 \
