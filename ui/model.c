@@ -19,6 +19,7 @@
 
 struct model {
 	const struct aggregate *a;   /* NULL until the first tick after a reset */
+	uint64_t gen;                /* a's aggregate_generation() at the last tick */
 	uint64_t *cur, *prev;        /* stack weights at the last two ticks, nev per stack */
 	size_t ncur, nprev, capcur, capprev;  /* ncur, nprev: stacks */
 	uint64_t *scur, *sprev;      /* stack sample counts at the same ticks, one per stack */
@@ -225,12 +226,15 @@ int model_tick(struct model *m, const struct aggregate *a)
 	const struct agg_stack *stacks;
 	size_t ns, i, k, nev = copies_per_stack(m, a);
 
+	bool rebuilt = a == m->a && aggregate_generation(a) != m->gen;
+
 	stacks = aggregate_stacks(a, &ns);
-	if (a != m->a || ns < m->ncur || nev != m->nev) {
+	if (a != m->a || rebuilt || ns < m->ncur || nev != m->nev) {
 		m->a = a;
 		m->ncur = m->nprev = 0;
 		m->nev = nev;
 	}
+	m->gen = aggregate_generation(a);
 	/* prev <- cur, cur <- now. */
 	swap_copies(&m->prev, &m->capprev, &m->cur, &m->capcur);
 	swap_copies(&m->sprev, &m->capsprev, &m->scur, &m->capscur);
@@ -251,6 +255,17 @@ int model_tick(struct model *m, const struct aggregate *a)
 	for (i = 0; i < ns; i++)
 		m->scur[i] = stacks[i].samples;
 	m->ncur = ns;
+	/*
+	 * The aggregate was rebuilt (stacks merged, threads folded): the old
+	 * copies index other stacks. Start the interval afresh from this
+	 * copy (empty until the next tick) rather than call everything new.
+	 */
+	if (rebuilt && !reserve(&m->prev, &m->capprev, ns * nev) &&
+	    !reserve(&m->sprev, &m->capsprev, ns)) {
+		memcpy(m->prev, m->cur, ns * nev * sizeof(*m->prev));
+		memcpy(m->sprev, m->scur, ns * sizeof(*m->sprev));
+		m->nprev = ns;
+	}
 	return rebuild(m);
 }
 
@@ -308,6 +323,11 @@ enum model_window model_window(const struct model *m) { return m->window; }
 const char *model_filter(const struct model *m) { return m->filter ? m->filter : ""; }
 uint32_t model_thread(const struct model *m) { return m->tid; }
 bool model_has_data(const struct model *m) { return m->a != NULL; }
+
+bool model_stale(const struct model *m, const struct aggregate *a)
+{
+	return m->a && (m->a != a || aggregate_generation(a) != m->gen);
+}
 size_t model_nrows(const struct model *m) { return m->nview; }
 uint64_t model_total(const struct model *m) { return m->table.total; }
 size_t model_nfunctions(const struct model *m) { return m->table.nrows; }

@@ -24,7 +24,9 @@
  *
  * Lifetime: the model keeps the aggregate given to model_tick() and reads
  * it again on every setting change; after session_reset() (which frees the
- * old aggregate) call model_reset() before anything else.
+ * old aggregate) call model_reset() before anything else, and after
+ * aggregate_maintain() rebuilt it (model_stale()) tick before anything
+ * else: the copies then start a new interval.
  */
 #ifndef PMUTOP_UI_MODEL_H
 #define PMUTOP_UI_MODEL_H
@@ -108,6 +110,12 @@ unsigned model_event(const struct model *m);
  */
 size_t model_nevents(const struct model *m);
 bool model_has_data(const struct model *m);                 /* ticked since reset */
+/*
+ * Must the model tick before anything reads it again? True when it holds
+ * data of a, or of another aggregate, that aggregate_maintain() has
+ * rebuilt since (its rows would point at freed strings).
+ */
+bool model_stale(const struct model *m, const struct aggregate *a);
 
 /* Rows after the filter, in sort order. */
 size_t model_nrows(const struct model *m);

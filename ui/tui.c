@@ -177,6 +177,9 @@ static void loop(struct tui *t)
 			return;
 		}
 
+		/* The session compacted the profile: the rows point into the old one. */
+		if (model_stale(t->m, state_aggregate(t)))
+			r |= REACT_TICK;
 		now = state_now();
 		if ((r & REACT_TICK) ||
 		    (!t->paused && now >= next_tick && !(t->ended && t->final_tick_done))) {

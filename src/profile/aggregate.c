@@ -242,6 +242,7 @@ struct pending_loc {
 
 struct aggregate {
 	struct agg_info info;
+	uint64_t generation;           /* compact() rebuilds: see aggregate_generation() */
 
 	VEC(struct agg_mapping) maps;
 	VEC(uint32_t) map_keys;        /* struct mapping.id of each agg mapping */
@@ -1780,6 +1781,7 @@ static int compact(struct aggregate *a)
 		goto out;
 	/* Swap the insides: a keeps its address, the old contents go. */
 	tmp = *a;
+	b->generation = a->generation + 1;
 	*a = *b;
 	*b = tmp;
 	err = 0;
@@ -1791,6 +1793,11 @@ out:
 	free(c.tid);
 	free(ids);
 	return err;
+}
+
+uint64_t aggregate_generation(const struct aggregate *a)
+{
+	return a->generation;
 }
 
 int aggregate_maintain(struct aggregate *a, bool force, bool lines)

@@ -477,6 +477,41 @@ static void thread_list(void **state)
 	aggregate_free(a);
 }
 
+/*
+ * aggregate_maintain() rebuilt the aggregate (stack indices and strings
+ * change): the model says it is stale, the next tick re-reads it, keeps the
+ * since-start totals, and the interval starts afresh instead of counting
+ * every stack as new.
+ */
+static void rebuilt_aggregate(void **state)
+{
+	struct aggregate *a = sample();
+	struct model *m = model_new();
+	uint64_t since_start;
+
+	(void)state;
+	assert_false(model_stale(m, a)); /* nothing held yet */
+	assert_int_equal(model_tick(m, a), 0);
+	agg_add_spec(a, 1, 7, "a@20 main@10");
+	assert_int_equal(model_tick(m, a), 0);
+	since_start = model_total(m);
+	assert_int_equal(since_start, 72);
+	assert_false(model_stale(m, a));
+	assert_int_equal(aggregate_maintain(a, true, false), 0);
+	assert_true(model_stale(m, a));
+	assert_int_equal(model_tick(m, a), 0);
+	assert_false(model_stale(m, a));
+	assert_int_equal(model_total(m), since_start);
+	assert_int_equal(model_set_window(m, MODEL_INTERVAL), 0);
+	assert_int_equal(model_total(m), 0);
+	/* New samples after the rebuild are the next interval. */
+	agg_add_spec(a, 2, 5, "main@12");
+	assert_int_equal(model_tick(m, a), 0);
+	assert_int_equal(model_total(m), 5);
+	model_free(m);
+	aggregate_free(a);
+}
+
 static void formats(void **state)
 {
 	char b[32];
@@ -693,6 +728,7 @@ int main(void)
 		cmocka_unit_test(multi_event_rows),
 		cmocka_unit_test(multi_event_interval),
 		cmocka_unit_test(multi_event_scale_and_bounds),
+		cmocka_unit_test(rebuilt_aggregate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

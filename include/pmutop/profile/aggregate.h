@@ -192,6 +192,13 @@ void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim);
 int aggregate_maintain(struct aggregate *a, bool force, bool lines);
 /* (It spends at most ~10 ms on lines; call again while lines are pending.) */
 
+/*
+ * A number that changes each time aggregate_maintain() rebuilds the
+ * aggregate: stack indices, strings and view pointers taken before are then
+ * invalid (a reader that keeps them, like the live view's model, re-reads).
+ */
+uint64_t aggregate_generation(const struct aggregate *a);
+
 /* The leaf-address histogram (see struct agg_address), n entries. */
 const struct agg_address *aggregate_addresses(const struct aggregate *a, size_t *n);
 
