@@ -209,6 +209,17 @@ static int h_duration(struct cli_ctx *c, const struct cli_option *opt, const cha
 	return 0;
 }
 
+static int h_dump_every(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_seconds(arg, 1, true, 31536000, &c->o->dump_every)) {
+		snprintf(c->err, c->errlen, "invalid --dump-every \"%s\" (expected seconds >= 1, "
+			 "e.g. 60)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int h_refresh(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt;
@@ -436,6 +447,15 @@ static const struct cli_option opts_table[] = {
 	  .help = "write the profile to FILE, in the format its name ends with: .pb.gz / .pprof "
 		  "(gzip-compressed pprof; also a name without extension), .html (a flame graph "
 		  "page), .folded (collapsed stacks); - is stdout (pprof unless --format says)" },
+	{ .name = "dump-every", .arg = "SEC", .handle = h_dump_every,
+	  .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
+	  .help = "continuous profiling: one pprof profile per SEC-second window into the "
+		  "directory --dump DIR/, named TARGET-PID-START.pb.gz (UTC window start); no "
+		  "sample is lost or counted twice between windows" },
+	{ .name = "keep", .arg = "N", .handle = h_unsigned, .off = F(keep), .min = 1,
+	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
+	  .help = "with --dump-every: keep the N newest window profiles, remove older ones "
+		  "(default: keep all)" },
 	{ .name = "dump-split", .handle = h_flag, .off = F(dump_split),
 	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
 	  .help = "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)" },
@@ -652,6 +672,20 @@ static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
 	if (o->dump && !strcmp(o->dump, "-") && o->top) {
 		snprintf(err, errlen, "--dump - writes to stdout, which the live view needs: "
 			 "drop --top (or give a file name)");
+		return -EINVAL;
+	}
+	if (o->keep && !o->dump_every) {
+		snprintf(err, errlen, "--keep applies to --dump-every");
+		return -EINVAL;
+	}
+	if (o->dump_every && (!o->dump || !*o->dump || o->dump[strlen(o->dump) - 1] != '/')) {
+		snprintf(err, errlen, "--dump-every writes one file per window: give --dump DIR/ "
+			 "(a directory, with its trailing /)");
+		return -EINVAL;
+	}
+	if (o->dump_every && (o->top || o->http || o->dump_split || o->format_given)) {
+		snprintf(err, errlen, "--dump-every writes pprof window profiles in batch mode: "
+			 "drop --top, --http, --dump-split and --format");
 		return -EINVAL;
 	}
 	if (o->folded_threads && o->format != DUMP_FOLDED) {

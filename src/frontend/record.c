@@ -19,6 +19,7 @@
 #include "pmutop/frontend/dump.h"
 #include "pmutop/target/proc.h"
 #include "pmutop/frontend/session.h"
+#include "pmutop/frontend/windows.h"
 #include "pmutop/unwind/unwind.h"
 #include "pmutop/profile/table.h"
 
@@ -150,10 +151,13 @@ int record_run(const struct pmutop_opts *o)
 {
 	struct session *s;
 	struct session_status st;
+	struct windows *w = NULL;
 	char err[768] = "", title[1024] = "";
 	int rc = 0;
 
-	if (dump_check(o, err, sizeof(err))) {
+	if (o->dump_every)
+		w = windows_new(o, err, sizeof(err));
+	if (o->dump_every ? !w : dump_check(o, err, sizeof(err)) != 0) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
 	}
@@ -162,11 +166,14 @@ int record_run(const struct pmutop_opts *o)
 	s = session_start(o, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "pmutop: %s\n", err);
+		windows_free(w);
 		return 1;
 	}
 	if (!o->quiet)
 		session_print_notes(s, stderr);
-	if (o->dump && !o->quiet && isatty(STDERR_FILENO))
+	if (w)
+		rc = windows_run(w, s, stderr);
+	else if (o->dump && !o->quiet && isatty(STDERR_FILENO))
 		progress_loop(s);
 	else
 		while (session_poll(s, -1) == SESSION_RUNNING)
@@ -179,7 +186,10 @@ int record_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s\n", st.why);
 		rc = 1;
 	}
-	if (o->dump) {
+	if (w) {
+		if (windows_finish(w, s, stderr))
+			rc = 1;
+	} else if (o->dump) {
 		if (o->cmd)
 			run_title(o, title, sizeof(title));
 		if (dump_write(o, session_aggregate(s), title, stderr))
@@ -205,5 +215,6 @@ int record_run(const struct pmutop_opts *o)
 	}
 	print_exit(o, st.exit_status, stderr);
 	session_free(s);
+	windows_free(w);
 	return rc;
 }

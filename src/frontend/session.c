@@ -906,6 +906,30 @@ void session_stop(struct session *s)
  * counters are added to `before` so that the run's totals (samples, lost,
  * throttled, unwind outcomes since start) stay true whatever resets did.
  */
+int session_window(struct session *s, int (*write)(void *arg, const struct aggregate *a),
+		   void *arg)
+{
+	int rc;
+
+	/* Every record the kernel has written so far belongs to this window. */
+	if (s->sampler)
+		sampler_drain(s->sampler, on_record, s);
+	aggregate_info(s->agg)->duration_ns = now_ns(CLOCK_MONOTONIC) - s->window_mono;
+	/*
+	 * Lines for at most 100 ms, and only after the first 10 s as in
+	 * maintain() (they are cached per module, so later windows find most
+	 * at once): a location still pending is written without file:line
+	 * rather than stalling the ring buffers.
+	 */
+	if (now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS)
+		aggregate_resolve_lines_for(s->agg, 100 * 1000000ULL);
+	maintain(s, true);
+	rc = write(arg, s->agg);
+	if (session_reset(s))
+		return rc ? rc : -ENOMEM;
+	return rc;
+}
+
 int session_reset(struct session *s)
 {
 	struct aggregate *fresh = aggregate_new();

@@ -110,6 +110,27 @@ static void conflicts_are_rejected(void **state)
 	assert_int_equal(parse(&o, "-p", "1", "--dump", NULL), -EINVAL);
 }
 
+/* --dump-every needs a directory, --keep needs --dump-every (issue 23). */
+static void dump_every_options(void **state)
+{
+	struct pmutop_opts o;
+
+	(void)state;
+	assert_int_equal(parse(&o, "-p", "1", "--dump-every", "60", "--keep", "5", "--dump", "d/",
+			       NULL), 0);
+	assert_true(o.dump_every == 60.0);
+	assert_int_equal(o.keep, 5);
+	assert_int_equal(parse(&o, "-p", "1", "--dump-every", "60", "--dump", "x.pb.gz", NULL),
+			 -EINVAL);
+	assert_non_null(strstr(cli_err, "DIR/"));
+	assert_int_equal(parse(&o, "-p", "1", "--keep", "5", "--dump", "d/", NULL), -EINVAL);
+	assert_non_null(strstr(cli_err, "--keep applies to --dump-every"));
+	assert_int_equal(parse(&o, "-p", "1", "--dump-every", "0.5", "--dump", "d/", NULL), -EINVAL);
+	assert_non_null(strstr(cli_err, "0.5"));
+	assert_int_equal(parse(&o, "-p", "1", "--dump-every", "5", "--top", "--dump", "d/", NULL),
+			 -EINVAL);
+}
+
 static void help_and_version_exit_early(void **state)
 {
 	struct pmutop_opts o;
@@ -286,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(attach_with_all_options),
+		cmocka_unit_test(dump_every_options),
 		cmocka_unit_test(launch_mode_keeps_command_args),
 		cmocka_unit_test(default_event_is_cycles_not_given),
 		cmocka_unit_test(bad_values_are_rejected_with_the_value),

@@ -62,6 +62,8 @@ struct pmutop_opts {
 	uint64_t freq;           /* -F HZ; 0 = use a period */
 	double duration;         /* --duration seconds; 0 = until exit/signal */
 	const char *dump;        /* --dump FILE; NULL = print the table */
+	double dump_every;       /* --dump-every SEC: one profile per window into --dump DIR/ */
+	unsigned keep;           /* --keep N window profiles (oldest removed); 0 = all */
 	unsigned stack_size;     /* --stack-size bytes copied per sample */
 	bool stack_size_given;   /* --stack-size was given (else pmutop may lower it to fit) */
 	unsigned max_depth;      /* --max-depth frames */

@@ -106,6 +106,16 @@ void session_stop(struct session *s);
  */
 int session_reset(struct session *s);
 
+/*
+ * End a window (--dump-every): drain what the kernel delivered, look up
+ * its lines, hand the window's aggregate to write(), then start the next
+ * window (session_reset). No sample is in two windows or in none: the
+ * loop is single-threaded and the aggregate is swapped between records.
+ * Returns write()'s result, or -ENOMEM when no new window could start.
+ */
+int session_window(struct session *s, int (*write)(void *arg, const struct aggregate *a),
+		   void *arg);
+
 const struct aggregate *session_aggregate(const struct session *s);
 void session_get_status(const struct session *s, struct session_status *st);
 
