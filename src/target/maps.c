@@ -460,17 +460,26 @@ static int parse_line(char *line, uint64_t *start, uint64_t *end, bool *exec,
 
 int maps_load_proc(struct maps *m)
 {
-	struct mapping **old = m->cur;
-	size_t nold = m->ncur;
-	char fname[64], *line = NULL;
-	size_t linecap = 0;
-	int err = 0;
+	char fname[64];
 	FILE *f;
+	int err;
 
 	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)m->pid);
 	f = fopen(fname, "re");
 	if (!f)
 		return -errno;
+	err = maps_load_stream(m, f);
+	fclose(f);
+	return err;
+}
+
+int maps_load_stream(struct maps *m, FILE *f)
+{
+	struct mapping **old = m->cur;
+	size_t nold = m->ncur;
+	char *line = NULL;
+	size_t linecap = 0;
+	int err = 0;
 
 	/* Build the new view in a fresh array; old entries are reused when unchanged. */
 	m->cur = NULL;
@@ -502,7 +511,6 @@ int maps_load_proc(struct maps *m)
 	if (!err && ferror(f))
 		err = errno ? -errno : -EIO;
 	free(line);
-	fclose(f);
 	/* Same mappings as before (reused objects, same order): nothing changed. */
 	if (err || m->ncur != nold || (nold && memcmp(m->cur, old, nold * sizeof(*old))))
 		m->generation++;

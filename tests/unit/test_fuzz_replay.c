@@ -36,7 +36,24 @@ int fuzz_unwind_one(const uint8_t *data, size_t size);
 #define LLVMFuzzerTestOneInput fuzz_unwind_one
 #include "fuzz/fuzz_unwind.c"
 #undef LLVMFuzzerTestOneInput
-#if __has_include("pmutop/pprof_read.h")
+#define LLVMFuzzerTestOneInput fuzz_maps_one
+int fuzz_maps_one(const uint8_t *data, size_t size);
+#include "fuzz/fuzz_maps.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_perfmap_one
+int fuzz_perfmap_one(const uint8_t *data, size_t size);
+#include "fuzz/fuzz_perfmap.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_http_one
+int fuzz_http_one(const uint8_t *data, size_t size);
+#include "fuzz/fuzz_http.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_debuginfo_one
+int fuzz_debuginfo_one(const uint8_t *data, size_t size);
+#include "fuzz/fuzz_debuginfo.c"
+#undef LLVMFuzzerTestOneInput
+/* (was "pmutop/pprof_read.h" before the layout move: the replay was silently off) */
+#if __has_include("pmutop/profile/pprof_read.h")
 #define HAVE_PPROF_READ 1
 int fuzz_pprof_read_one(const uint8_t *data, size_t size);
 #define LLVMFuzzerTestOneInput fuzz_pprof_read_one
@@ -139,6 +156,30 @@ static void replay_unwind(void **state)
 	assert_true(replay_dir("fuzz_unwind", fuzz_unwind_one) > 0);
 }
 
+static void replay_maps(void **state)
+{
+	(void)state;
+	assert_true(replay_dir("fuzz_maps", fuzz_maps_one) > 0);
+}
+
+static void replay_perfmap(void **state)
+{
+	(void)state;
+	assert_true(replay_dir("fuzz_perfmap", fuzz_perfmap_one) > 0);
+}
+
+static void replay_http(void **state)
+{
+	(void)state;
+	assert_true(replay_dir("fuzz_http", fuzz_http_one) > 0);
+}
+
+static void replay_debuginfo(void **state)
+{
+	(void)state;
+	assert_true(replay_dir("fuzz_debuginfo", fuzz_debuginfo_one) > 0);
+}
+
 #ifdef HAVE_PPROF_READ
 static void replay_pprof_read(void **state)
 {
@@ -153,6 +194,10 @@ int main(void)
 		cmocka_unit_test(replay_module),
 		cmocka_unit_test(replay_perf_record),
 		cmocka_unit_test(replay_unwind),
+		cmocka_unit_test(replay_maps),
+		cmocka_unit_test(replay_perfmap),
+		cmocka_unit_test(replay_http),
+		cmocka_unit_test(replay_debuginfo),
 #ifdef HAVE_PPROF_READ
 		cmocka_unit_test(replay_pprof_read),
 #endif

@@ -10,6 +10,7 @@
 #define PMUTOP_MAPS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,6 +39,13 @@ void maps_free(struct maps *m);
 
 /* Replace the current view with /proc/PID/maps. Returns 0 or -errno. */
 int maps_load_proc(struct maps *m);
+
+/*
+ * The same from any stream in /proc/PID/maps format (the target controls
+ * its paths: lines that do not parse are skipped). Returns 0 or -errno;
+ * f stays open. (The fuzz target feeds it arbitrary bytes.)
+ */
+int maps_load_stream(struct maps *m, FILE *f);
 
 /*
  * Record a new mapping (from PERF_RECORD_MMAP2); it hides what it overlaps.
