@@ -6,7 +6,10 @@ Sections (each figure a ratio or an error measured side by side in one run):
   2. target overhead on a fixed amount of work (medians of interleaved runs);
   3. pmutop's own cost: samples per CPU-second vs `perf report`, peak RSS,
      lost samples at the highest rate the kernel allows;
-  4. scale: attach time, fds, RSS, samples/s for 10/100/1000-thread targets.
+  4. scale: attach time, fds, RSS, samples/s for 10/100/1000-thread targets;
+  5. the flame graph page (--dump FILE.html) on 1,000 and 100,000 distinct
+     stacks: file size, pmutop's time to write it, first paint / ready /
+     redraw / zoom in headless chromium (bench/flamebench.py).
 
 Environment (run.sh sets the first two):
   PMUTOP, WORKLOAD_DIR   the binary under test and the built workloads
@@ -57,7 +60,7 @@ if PERF and not os.access(PERF, os.X_OK):
 PERF_ARGS = os.environ.get("BENCH_PERF_ARGS", "").split()
 RESULTS = os.environ.get("BENCH_RESULTS") or os.path.join(REPO, "bench", "RESULTS.md")
 KEEP = os.environ.get("BENCH_KEEP", "0") == "1"
-SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4").split(",") if s.strip()]
+SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5").split(",") if s.strip()]
 
 # Run lengths: full (<= ~15 min in all) and quick (~2 min).
 P = dict(
@@ -1184,6 +1187,53 @@ def write_results(body):
     os.replace(tmp, RESULTS)
 
 
+def section5():
+    import flamebench
+    checker = os.path.join(REPO, "tests", "web", "check_flame.js")
+    if not shutil.which("node") or not os.access("/usr/bin/chromium", os.X_OK) or \
+            not os.path.isdir(os.path.join(REPO, "tests", "web", "node_modules", "playwright-core")):
+        return "n/a: node, /usr/bin/chromium or tests/web/node_modules (make deps) is missing."
+    runs = 1 if QUICK else 3
+    return {n: flamebench.measure(PMUTOP, checker, WORK, n, runs) for n in (1000, 100000)}
+
+
+def render5(res):
+    if isinstance(res, str):
+        return res
+
+    def col(rows, k):
+        v = sorted(r[k] for r in rows)
+        return v[len(v) // 2], v[0], v[-1]
+
+    def cell(rows, k, spec, scale=1.0):
+        med, lo, hi = col(rows, k)
+        if len(rows) == 1:
+            return spec % (med * scale)
+        return (spec + " (%s-%s)") % (med * scale, spec % (lo * scale), spec % (hi * scale))
+
+    small, big = res[1000], res[100000]
+    lines = ["| distinct stacks | page size | frames in the page | `pmutop --load P --dump P.html` "
+             "| first paint | ready (drawn) | full redraw | zoom redraw |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, rows in ((1000, small), (100000, big)):
+        lines.append("| %s | %s MB | %s (%s sub-pixel, skipped) | %s s | %s ms | %s ms | %s ms | %s ms |" % (
+            "{:,}".format(n), cell(rows, "bytes", "%.2f", 1e-6), "{:,}".format(rows[0]["nodes"]),
+            "{:,}".format(rows[0]["skipped"]), cell(rows, "convert_s", "%.2f"),
+            cell(rows, "fcp_ms", "%.0f"), cell(rows, "ready_ms", "%.0f"),
+            cell(rows, "draw_ms", "%.1f"), cell(rows, "zoom_ms", "%.1f")))
+    ratio = lambda k: col(big, k)[0] / max(col(small, k)[0], 1e-9)
+    lines += ["",
+              "Medians of %d runs (range in parentheses). 100k ÷ 1k on the same machine: page "
+              "size %.0f×, time to ready %.1f×, zoom redraw %.1f×. The 100k profile is "
+              "synthetic (bench/flamebench.py: random stacks over 2,000 functions, depth 4-40; "
+              "gzip pprof %.1f MB); pmutop keeps the %s largest frames of its call tree "
+              "(FLAME_MAX_NODES) and the page says how many it left out; frames narrower than "
+              "a pixel are skipped when drawing, subtree at a time." % (
+                  len(big), ratio("bytes"), ratio("ready_ms"), ratio("zoom_ms"),
+                  big[0]["gzip_bytes"] / 1e6, "300,000")]
+    return "\n".join(lines)
+
+
 def main():
     global WORK
     WORK = os.environ.get("BENCH_WORK") or tempfile.mkdtemp(prefix="pmutop-bench.")
@@ -1229,6 +1279,8 @@ def main():
                  lambda: section4(ev, acc_period), lambda r: render4(r, ev, acc_period)),
                 # last: its maximum-rate test may make the kernel lower
                 # perf_event_max_sample_rate for everything after it
+                ("5", "## 5. The flame graph page on big profiles (headless chromium)",
+                 section5, render5),
                 ("3", "## 3. pmutop's own cost",
                  lambda: section3(ev, acc_period), lambda r: render3(r, ev, acc_period))]
     for sid, title, fn, render in sections:
@@ -1273,7 +1325,7 @@ def main():
             "measurements if the load average above is high, and timings are then noisy." % (
                 perf_ev(ev), "; extra perf record arguments: `%s`" % " ".join(PERF_ARGS)
                 if PERF_ARGS else ""), ""]
-    for sid in ("1", "2", "3", "4"):
+    for sid in ("1", "2", "3", "4", "5"):
         if sid in parts:
             body.append(parts[sid] + "\n")
     if NOTES:

@@ -525,6 +525,14 @@ static void json_u64_array(FILE *f, const char *key, const struct tree *t, const
 	fputc(']', f);
 }
 
+static bool any_line(const struct tree *t, const uint32_t *order, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t->nodes[order[i]].line)
+			return true;
+	return false;
+}
+
 /* Base weight of the frames that only the base has (their topmost nodes). */
 static uint64_t base_only(const struct tree *t)
 {
@@ -647,10 +655,14 @@ static int write_data(FILE *f, const struct aggregate *a, const struct flame_opt
 	fputs("],\"depth\":[", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s%u", i ? "," : "", t.nodes[order[i]].depth);
-	fputs("],\"line\":[", f);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%" PRId64, i ? "," : "", t.nodes[order[i]].line);
-	fputs("],\"value\":[", f);
+	fputc(']', f);
+	if (any_line(&t, order, n)) { /* left out when no frame has a line: smaller pages */
+		fputs(",\"line\":[", f);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%s%" PRId64, i ? "," : "", t.nodes[order[i]].line);
+		fputc(']', f);
+	}
+	fputs(",\"value\":[", f);
 	for (size_t k = 0; k < nev; k++)
 		json_u64_array(f, k ? "," : "", &t, order, n, k);
 	fputs("],\"samples\":[", f);

@@ -11,7 +11,8 @@
  *   --shares             the shares workload: each of A_expect_1_82 ..
  *                        J_expect_18_18 matches k/55 of what "_expect_"
  *                        matches, within --tol percentage points (1.0)
- *   --zoom NAME          click the widest drawn frame named NAME: it must
+ *   --zoom NAME          click the widest drawn frame named NAME ('*': the
+ *                        widest at depth 2, for benchmarks): it must
  *                        then span the chart, frames outside it must be gone
  *                        and the pixels must change; then Reset
  *   --hover NAME         move the mouse over NAME; .tooltip has the text
@@ -19,7 +20,8 @@
  *   --invert             the icicle toggle must change the pixels
  *   --allow-fetch        a live page: same-origin fetches of its data are fine
  *   --wait-refresh       a live page: wait for one refresh of the data
- *   --screenshot FILE    save a PNG of the page (1200 px wide)
+ *   --screenshot FILE    save a PNG of the page
+ *   --size WxH           the viewport (default 1200x800)
  *   --color MODE         choose this colour mode before the screenshot
  *
  * Always checked: no console errors, no uncaught exceptions, no dialogs
@@ -34,7 +36,7 @@ const { chromium } = require('playwright-core');
 function parseArgs(argv) {
   const o = { url: null, searches: [], shares: false, tol: 1.0, zoom: null, hover: null,
               expectText: null, invert: false, allowFetch: false, waitRefresh: false,
-              screenshot: null, color: null };
+              screenshot: null, color: null, size: '1200x800' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -52,6 +54,7 @@ function parseArgs(argv) {
     else if (a === '--wait-refresh') o.waitRefresh = true;
     else if (a === '--screenshot') o.screenshot = next();
     else if (a === '--color') o.color = next();
+    else if (a === '--size') o.size = next();
     else if (!o.url && !a.startsWith('--')) o.url = a;
     else throw new Error('unknown argument ' + a);
   }
@@ -64,6 +67,16 @@ async function matched(page, re) {
   const text = await page.textContent('#matched');
   const m = /Matched: ([0-9.]+)%/.exec(text || '');
   return { re, text, pct: m ? parseFloat(m[1]) : null };
+}
+
+// Scroll so that frame f (canvas coordinates) is in the viewport; the canvas's box after it.
+async function scrollTo(page, f) {
+  await page.evaluate((f) => {
+    const r = document.getElementById('canvas').getBoundingClientRect();
+    if (r.top + f.y >= 0 && r.top + f.y + f.h <= window.innerHeight) return; // visible already
+    window.scrollTo(0, Math.max(0, r.top + window.scrollY + f.y - window.innerHeight / 2));
+  }, f);
+  return page.locator('#canvas').boundingBox();
 }
 
 async function canvasHash(page) {
@@ -89,7 +102,8 @@ async function main() {
            '--disable-component-update', '--disable-sync', '--disable-default-apps']
   });
   try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    const [vw, vh] = o.size.split('x').map(Number);
+    const page = await browser.newPage({ viewport: { width: vw || 1200, height: vh || 800 } });
     page.on('request', (r) => {
       const u = r.url();
       out.requests.push(u);
@@ -149,11 +163,14 @@ async function main() {
     if (o.zoom) {
       const before = await canvasHash(page);
       const drawnBefore = await page.evaluate(() => window.pmutopFlame.drawn());
-      const cands = drawnBefore.filter((f) => f.name === o.zoom).sort((a, b) => b.w - a.w);
+      // '*': the widest frame two levels up from the root (a benchmark's pick).
+      const cands = drawnBefore.filter((f) => (o.zoom === '*' ? f.depth === 2 : f.name === o.zoom))
+        .sort((a, b) => b.w - a.w);
+      if (o.zoom === '*' && cands.length) o.zoom = cands[0].name;
       check(cands.length > 0, 'frame ' + o.zoom + ' is not drawn');
       if (cands.length) {
         const f = cands[0];
-        const box = await page.locator('#canvas').boundingBox();
+        const box = await scrollTo(page, f);
         await page.mouse.click(box.x + f.x + Math.min(f.w / 2, 20), box.y + f.y + f.h / 2);
         const st = await page.evaluate(() => window.pmutopFlame.state());
         const after = await canvasHash(page);
@@ -187,7 +204,7 @@ async function main() {
         .filter((f) => f.name === o.hover).sort((a, b) => b.w - a.w);
       check(fr.length > 0, 'frame to hover is not drawn: ' + JSON.stringify(o.hover));
       if (fr.length) {
-        const box = await page.locator('#canvas').boundingBox();
+        const box = await scrollTo(page, fr[0]);
         await page.mouse.move(box.x + fr[0].x + Math.min(fr[0].w / 2, 20), box.y + fr[0].y + fr[0].h / 2);
         out.tooltip = await page.evaluate(() => {
           const t = document.getElementById('tooltip');

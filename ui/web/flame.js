@@ -55,7 +55,9 @@
     zoom: 0, re: null, hover: -1
   };
   var drawn = [];            // per depth: node indices drawn, left to right
-  var lastDraw = { nodes: 0, skipped: 0 };
+  var lastDraw = { nodes: 0, skipped: 0, ms: 0 };
+  var readyMs = 0;           // performance.now() when the page was drawn and usable
+  var phases = {};           // ms spent parsing, building, laying out (for make bench)
 
   function rgb(r, g, b) { return 'rgb(' + (r | 0) + ',' + (g | 0) + ',' + (b | 0) + ')'; }
 
@@ -92,7 +94,7 @@
     var nd = data.nodes, n = nd.frame.length, k;
     var t = {
       n: n, frame: Int32Array.from(nd.frame), depth: Int32Array.from(nd.depth),
-      line: Float64Array.from(nd.line), value: [], samples: [], base: null,
+      line: nd.line ? Float64Array.from(nd.line) : new Float64Array(n), value: [], samples: [], base: null,
       parent: new Int32Array(n), end: new Int32Array(n), x: new Float64Array(n), maxDepth: 0,
       names: [], kinds: null
     };
@@ -207,6 +209,7 @@
 
   function draw() {
     if (!T) return;
+    var t0 = performance.now();
     var W = canvas.parentNode.clientWidth || 800, dpr = window.devicePixelRatio || 1;
     var rows = T.maxDepth + 1, H = rows * FRAME_H + 2;
     canvas.style.height = H + 'px';
@@ -246,7 +249,7 @@
       box(i, (T.x[i] - x0) * scale, w, false);
       i++;
     }
-    lastDraw = { nodes: count, skipped: skipped };
+    lastDraw = { nodes: count, skipped: skipped, ms: performance.now() - t0 };
     notes();
   }
 
@@ -497,13 +500,16 @@
   }
 
   function install(data) {
-    var path = T ? zoomPath() : [];
+    var path = T ? zoomPath() : [], t0 = performance.now();
     D = data;
     T = build(D);
+    phases.build = performance.now() - t0;
     if (S.widthEv >= D.events.length) S.widthEv = 0;
     controls();
     header();
+    t0 = performance.now();
     layout();
+    phases.layout = performance.now() - t0;
     S.zoom = findPath(path);
     $('search').value ? search() : null;
     applyColor();
@@ -551,8 +557,9 @@
   // ---- start -------------------------------------------------------------------
 
   function start() {
-    var src = $('pmutop-data'), data = null;
-    try { data = src && src.textContent.trim() ? JSON.parse(src.textContent) : null; } catch (e) { data = null; }
+    var src = $('pmutop-data'), data = null, t0 = performance.now();
+    try { var txt = src ? src.textContent : ''; data = txt.length > 2 ? JSON.parse(txt) : null; } catch (e) { data = null; }
+    phases.parse = performance.now() - t0;
     if (!data || !data.nodes) {
       $('title').textContent = 'pmutop flame graph: no profile in this page';
       $('notes').appendChild(el('li', 'Write one with: pmutop --dump flame.html -- COMMAND'));
@@ -614,9 +621,11 @@
       },
       state: function () {
         return { zoom: frameName(S.zoom), inverted: S.inverted, widthEvent: D.events[S.widthEv].name,
-                 color: S.color, drawnFrames: lastDraw.nodes, skippedFrames: lastDraw.skipped, nodes: T.n };
+                 color: S.color, drawnFrames: lastDraw.nodes, skippedFrames: lastDraw.skipped, nodes: T.n,
+                 drawMs: lastDraw.ms, readyMs: readyMs, phases: phases };
       }
     };
+    readyMs = performance.now();
     document.documentElement.setAttribute('data-ready', '1');
   }
 

@@ -22,7 +22,7 @@
 struct aggregate;
 
 /* Call-tree nodes a page holds at most by default; smaller ones are trimmed. */
-#define FLAME_MAX_NODES 500000
+#define FLAME_MAX_NODES 300000
 
 struct flame_opts {
 	const char *title;            /* command line or profile file, shown in the header */
