@@ -40,6 +40,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -449,6 +450,27 @@ static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, s
 		       false);
 }
 
+/*
+ * libmicrohttpd's error log: its lines become pmutop's ("pmutop: http:
+ * ..."), except the one for our own MHD_NO - returned on purpose when a
+ * client went away, and logged by MHD as "Application reported internal
+ * error, closing connection" on every such drop.
+ */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (strstr(msg, "Application reported internal error"))
+		return;
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = 0;
+	fprintf(stderr, "pmutop: http: %s\n", msg);
+}
+
 /* Whether the client hung up (its end of the socket is closed). */
 static bool client_gone(struct MHD_Connection *c)
 {
@@ -649,6 +671,17 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	 */
 	if (gone)
 		slot_release(sv, slot);
+	if (!gone && atomic_load(&sv->stopping)) {
+		/*
+		 * The server stops: answer 503 now, before the final drain and
+		 * line lookup (seconds under load) - the main thread waits for
+		 * this answer to be queued before it closes the connections.
+		 */
+		session_free(s);
+		ret = respond_text(c, rl, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down", 0);
+		slot_release(sv, slot);
+		return ret;
+	}
 	session_stop(s);
 	session_get_status(s, &st);
 	if (st.state == SESSION_SIGNALLED && st.signal) {
@@ -907,8 +940,10 @@ int http_serve(const struct pmutop_opts *o)
 		goto restore;
 	}
 
+	/* ITC: MHD_quiesce_daemon() at stop needs it in this threading mode. */
 	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-		MHD_USE_ERROR_LOG;
+		MHD_USE_ERROR_LOG | MHD_USE_ITC;
+	/* MHD's messages go through mhd_log (ours deliberate are dropped there). */
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
@@ -918,6 +953,7 @@ int http_serve(const struct pmutop_opts *o)
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_IP,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_SECONDS,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, (void *)NULL,
 			     MHD_OPTION_END);
 	if (!d) {
 		addr_text(&ss, port, where, sizeof(where));
@@ -973,7 +1009,16 @@ int http_serve(const struct pmutop_opts *o)
 	}
 	rc = 0;
 	atomic_store(&sv->stopping, true);
-	MHD_stop_daemon(d); /* joins the connection threads: they notice `stopping` */
+	/*
+	 * Requests in flight answer 503 within POLL_MS (profile()): wait for
+	 * their answers before closing the connections (MHD_stop_daemon cut
+	 * them: curl saw an empty reply), then a moment for the bytes to go.
+	 */
+	MHD_quiesce_daemon(d);
+	for (int i = 0; i < 50 && slots_busy(sv); i++)
+		usleep(20000);
+	usleep(100000);
+	MHD_stop_daemon(d); /* joins the connection threads */
 	/*
 	 * Stopped cleanly: keep SIGINT/SIGTERM/SIGHUP blocked until pmutop
 	 * exits. A stop signal often comes twice (timeout(1) sends it to its

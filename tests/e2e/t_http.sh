@@ -15,6 +15,8 @@
 #     Retry-After, one for another event runs at the same time;
 #   - a client that disconnects mid-profile frees its event within a
 #     second and the server keeps serving;
+#   - a request in flight when the server stops gets 503; only pmutop's
+#     own lines reach stderr (libmicrohttpd's through its logger);
 #   - SIGTERM stops the server (status 0), also when it comes twice in a
 #     burst as timeout(1) sends it; a server whose target exits
 #     stops by itself; an unparsable address is refused with status 2.
@@ -123,11 +125,28 @@ show server.err 30
 grep -q '"GET /debug/pprof/profile?seconds=3&event=task-clock" 200' server.err ||
 	fail "requests are not logged"
 
+# A request in flight when the server stops gets 503, not an empty reply.
+curl -s -o inflight.body -w '%{http_code}' "$U/debug/pprof/profile?seconds=15&event=task-clock" \
+	>inflight.code 2>/dev/null &
+cpid=$!
+sleep 1.5
 kill -TERM "$SRV"
 wait_gone "$SRV" 5 || fail "the server did not stop within 5 s of SIGTERM"
 wait "$SRV"
 rc=$?
 (( rc == 0 )) || fail "server exit status after SIGTERM: $rc"
+wait "$cpid"
+[[ $(cat inflight.code) == 503 ]] ||
+	fail "a request in flight at SIGTERM got '$(cat inflight.code)' (want 503): $(head -c 200 inflight.body)"
+info "request in flight at SIGTERM: 503 ($(head -c 60 inflight.body))"
+# Only pmutop's own lines on stderr: libmicrohttpd's go through pmutop's
+# logger, and the "internal error" it prints for every dropped client is ours.
+if grep -v '^pmutop: ' server.err | grep -q .; then
+	grep -v '^pmutop: ' server.err | head -5 | sed 's/^/    | /'
+	fail "lines on the server's stderr that are not pmutop's"
+fi
+! grep -q 'Application reported internal error' server.err ||
+	fail "libmicrohttpd's 'internal error' line reached stderr after a disconnect"
 
 # SIGTERM twice in a burst, as timeout(1) sends it (to its child, then to
 # its group): the second one, pending while the server stops, must not kill
