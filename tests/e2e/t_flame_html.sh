@@ -11,8 +11,12 @@
 #     no longer drawn, the pixels change) and Reset restores the view; the
 #     icicle toggle redraws; the tooltip names the function, its module and
 #     its samples;
-#   - `--load PROFILE.pb.gz --dump page.html`: the page's Matched for each
-#     of the ten is go tool pprof's flat share of it (to the rounding);
+#   - `--load PROFILE.pb.gz --dump page.html` of a two-event profile: the
+#     page's Matched for each of the ten is go tool pprof's flat share of it
+#     (to the rounding); colouring by the ratio of the two events has a
+#     legend naming both (IPC first with cycles,instructions);
+#   - `--diff-base`: the page colours by difference, with a legend, and the
+#     tooltip shows the base value and the change;
 #   - a JIT function named with </script>, <img onerror>, quotes, '&', a
 #     control byte and invalid UTF-8 shows as that text in the tooltip and
 #     runs nothing;
@@ -69,13 +73,22 @@ for f in Events Duration Samples Lost Unwind; do
 done
 
 # 2. A saved profile, loaded and written as a page; cross-checked with pprof.
-run_pmutop rec -e "$EV" --period "$PERIOD" --duration "$DUR" --dump shares.pb.gz \
+# Two events (with a PMU: cycles,instructions, so the IPC colours are offered).
+if [[ $EV == cycles ]]; then EV2=instructions; else EV2=cpu-clock; fi
+run_pmutop rec -e "$EV,$EV2" --period "$PERIOD" --duration "$DUR" --dump shares.pb.gz \
 	-- "$W/shares" $((DUR + 5))
 (( RC == 0 )) || fail "pmutop --dump shares.pb.gz exited with status $RC"
 run_pmutop load --load shares.pb.gz --dump loaded.html
 (( RC == 0 )) && [[ -s loaded.html ]] || { show load.err; fail "--load shares.pb.gz --dump loaded.html failed ($RC)"; }
-browser loaded "file://$T/loaded.html" --shares --tol 2.0
+browser loaded "file://$T/loaded.html" --shares --tol 2.0 --color custom
 shares_table loaded.json
+legend=$(json_get loaded.json o.legend)
+info "two events, colour by their ratio: legend '$legend'"
+[[ $legend == *"$EV2 / $EV:"* || $legend == *"$EV / $EV2:"* ]] ||
+	fail "the ratio colouring has no legend naming both events: $legend"
+if [[ $EV == cycles ]]; then
+	json_get loaded.json 'o.state.color' | grep -qx ipc || fail "cycles,instructions: IPC is not the first colouring"
+fi
 top_flat shares.pb.gz "$EV" >flat.txt || top_flat shares.pb.gz 1 >flat.txt ||
 	fail "go tool pprof -top cannot read shares.pb.gz"
 json_get loaded.json 'o.shares.rows.map(r => r.name + "\t" + r.matched).join("\n")' >matched.txt
@@ -86,6 +99,17 @@ awk -F'\t' 'NR == FNR { s += $2; flat[$1] = $2; next }
 	  if (!(s > 0 && d <= 0.011)) bad++ }
 	END { exit bad > 0 }' flat.txt matched.txt ||
 	fail "the page's Matched shares are not go tool pprof's flat shares (to 0.01 pp)"
+
+# A differential page against a short profile of the same program.
+run_pmutop base -e "$EV" --period "$PERIOD" --duration 1 --dump base.pb.gz -- "$W/shares" 6
+run_pmutop diff --load shares.pb.gz --diff-base base.pb.gz --dump diff.html
+(( RC == 0 )) || { show diff.err; fail "--diff-base: status $RC"; }
+browser diff "file://$T/diff.html" --hover J_expect_18_18
+info "diff: colour $(json_get diff.json o.state.color), legend '$(json_get diff.json o.legend)'"
+info "diff tooltip: $(json_get diff.json 'o.tooltip.join(" | ")')"
+[[ $(json_get diff.json o.state.color) == diff ]] && json_get diff.json o.legend | grep -q grew &&
+	json_get diff.json 'o.tooltip.join(" ")' | grep -q 'base: .* change [-+]' ||
+	fail "the differential page lacks its colours, legend or base values"
 
 # 3. A hostile name, through a JIT perf map (any byte but a newline).
 HOSTILE=$'</script><script>alert("pwned")</script><img src=x onerror=alert(2)>&amp;\'"\x01\xff<!--'
