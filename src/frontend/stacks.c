@@ -242,6 +242,19 @@ static void json_src(FILE *out, const struct src_line *l)
 	fprintf(out, ",\"line\":%u", l->line);
 }
 
+/*
+ * "module+0xOFF" of the address shown. A caller's frame is looked up at its
+ * return address - 1 (the call); the offset printed must still be that of
+ * the address printed next to it.
+ */
+static const char *fallback_name(const struct st_frame *f, char *buf, size_t len)
+{
+	struct frame shown = f->f;
+
+	shown.addr = f->ip;
+	return symbolize_fallback_name(&shown, buf, len);
+}
+
 static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct st_thread *ts,
 		       size_t n)
 {
@@ -265,8 +278,7 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 		}
 		for (unsigned k = 0; k < th->nframes; k++) {
 			const struct st_frame *f = &th->frames[k];
-			const char *fn = f->f.func ? f->f.func
-						   : symbolize_fallback_name(&f->f, buf, sizeof(buf));
+			const char *fn = f->f.func ? f->f.func : fallback_name(f, buf, sizeof(buf));
 
 			/* Calls inlined at this address first, innermost first. */
 			for (unsigned j = 0; j + 1 < f->nsrc; j++) {
@@ -280,9 +292,11 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 			}
 			fprintf(out, "    #%-3u 0x%016" PRIx64 " ", k, f->ip);
 			print_name(out, fn);
-			fputs(" (", out);
-			term_fputs(module_name(&f->f), out);
-			fputc(')', out);
+			if (f->f.func) { /* a fallback "module+0xOFF" names its module already */
+				fputs(" (", out);
+				term_fputs(module_name(&f->f), out);
+				fputc(')', out);
+			}
 			if (f->nsrc)
 				print_src(out, &f->src[f->nsrc - 1]);
 			fputc('\n', out);
@@ -292,14 +306,21 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 	}
 }
 
-static void print_json(FILE *out, pid_t pid, const char *cmdline, const struct st_thread *ts,
-		       size_t n)
+static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *argv,
+		       size_t argv_len, const struct st_thread *ts, size_t n)
 {
 	char buf[256], st[2] = { 0, 0 };
 	bool first = true;
 
 	fprintf(out, "{\"pid\":%d,\"command\":", (int)pid);
 	json_write_string(out, cmdline);
+	/* the arguments as given, quoting intact (command joins them with spaces) */
+	fprintf(out, ",\"argv\":[");
+	for (size_t off = 0, k = 0; off < argv_len; off += strlen(argv + off) + 1, k++) {
+		fputs(k ? "," : "", out);
+		json_write_string(out, argv + off);
+	}
+	fputc(']', out);
 	fprintf(out, ",\"threads\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct st_thread *th = &ts[i];
@@ -330,10 +351,11 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const struct s
 				k ? "," : "", k, f->ip);
 			if (f->f.func) {
 				json_name(out, f->f.func);
-				fprintf(out, ",\"offset\":%" PRIu64, f->f.func_off);
+				/* the offset of the address shown, not of the call looked up */
+				fprintf(out, ",\"offset\":%" PRIu64, f->f.func_off + (f->ip - f->f.addr));
 			} else {
 				fprintf(out, "null,\"fallback\":");
-				json_write_string(out, symbolize_fallback_name(&f->f, buf, sizeof(buf)));
+				json_write_string(out, fallback_name(f, buf, sizeof(buf)));
 			}
 			fprintf(out, ",\"module\":");
 			if (f->f.map)
@@ -405,7 +427,8 @@ int stacks_run(const struct pmutop_opts *o)
 	struct st_thread *ts = NULL;
 	pid_t *tids = NULL;
 	size_t ntids = 0, nts = 0;
-	char err[768] = "", cmdline[512] = "";
+	char err[768] = "", cmdline[512] = "", argv[4096];
+	size_t argv_len = 0;
 	sigset_t block, old;
 	bool mask_set = false;
 	int rc = 1, r;
@@ -416,6 +439,8 @@ int stacks_run(const struct pmutop_opts *o)
 		goto out;
 	err[0] = 0;
 	proc_cmdline(c.pid, cmdline, sizeof(cmdline));
+	if (proc_argv(c.pid, argv, sizeof(argv), &argv_len))
+		argv_len = 0;
 	modules = module_cache_new();
 	c.maps = modules ? maps_new(c.pid, modules) : NULL;
 	c.unw = c.maps ? unwinder_new(c.maps) : NULL;
@@ -481,7 +506,7 @@ int stacks_run(const struct pmutop_opts *o)
 		}
 	}
 	if (o->json)
-		print_json(stdout, c.pid, cmdline, ts, nts);
+		print_json(stdout, c.pid, cmdline, argv, argv_len, ts, nts);
 	else
 		print_text(stdout, c.pid, cmdline, ts, nts);
 	rc = fflush(stdout) ? 1 : 0;

@@ -73,7 +73,7 @@ int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
 	return 0;
 }
 
-int proc_cmdline(pid_t pid, char *buf, size_t len)
+int proc_argv(pid_t pid, char *buf, size_t len, size_t *nbytes)
 {
 	char path[64];
 	ssize_t r;
@@ -82,8 +82,19 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 	r = read_small_file(path, buf, len);
 	if (r < 0)
 		return (int)r;
-	for (ssize_t i = 0; i < r; i++)
-		if (buf[i] == 0 && i + 1 < r)
+	*nbytes = (size_t)r;
+	return 0;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+	size_t n = 0;
+	int r = proc_argv(pid, buf, len, &n);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (buf[i] == 0)
 			buf[i] = ' ';
 	return 0;
 }

@@ -20,6 +20,12 @@ int proc_list_threads(pid_t pid, pid_t *tids, size_t cap, size_t *n);
 /* Thread name (comm) of pid/tid into buf; returns 0 or -errno. */
 int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 
+/*
+ * Arguments of pid as the kernel keeps them: each NUL-terminated, *nbytes
+ * bytes in all (cut at len - 1). Returns 0 or -errno.
+ */
+int proc_argv(pid_t pid, char *buf, size_t len, size_t *nbytes);
+
 /* Command line of pid, arguments joined by spaces; returns 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t len);
 
