@@ -1,9 +1,10 @@
 # pmutop - PMU-driven sampling profiler.
 #
-#   make            build ./pmutop
+#   make demo       build, profile a bundled workload, print the table
+#   make            build ./pmutop, its man page and bash completion (as root:
+#                   installs missing build packages first; else names the command)
 #   make test       install missing Debian packages (as root), build, run all tests
 #   make check-asan the whole suite under ASan + UBSan
-#   make demo       profile a bundled workload and print the table
 #   make bench      benchmarks (not part of make test)
 #
 # Objects go to $(BUILD) (build/ by default); V=1 shows full commands.
@@ -21,6 +22,25 @@ ifeq ($(V),1)
 Q :=
 else
 Q := @
+endif
+
+# A fresh machine: the build's Debian packages come first. As root, `make`
+# installs them (tests/install-deps.sh build; `make test` installs the test
+# tools too); as another user it stops at once with the command to run. This
+# runs before pkg-config is asked for flags below.
+ifneq ($(filter-out clean clean-hardening deps,$(or $(MAKECMDGOALS),all)),)
+BUILD_DEPS := $(shell command -v protoc-c >/dev/null 2>&1 && \
+	pkg-config --exists $(PKGS) 2>/dev/null && \
+	test -e /usr/include/perfmon/pfmlib.h -a -e /usr/include/libiberty/demangle.h && echo ok)
+ifneq ($(BUILD_DEPS),ok)
+ifeq ($(shell id -u),0)
+ifneq ($(shell bash tests/install-deps.sh build >&2; echo $$?),0)
+$(error installing the build packages failed (see above))
+endif
+else
+$(error $(shell bash tests/install-deps.sh build 2>&1))
+endif
+endif
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -133,7 +153,9 @@ asan-e2e: $(PMUTOP_OUT) workloads
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		PMUTOP=$(PMUTOP_OUT) PMUTOP_QUICK=1 bash tests/e2e/run.sh
 
-demo: $(PMUTOP_OUT) workloads
+# The first command of the README: build, then profile the bundled workload
+# (ten functions with known shares, 1.82 % ... 18.18 %) and print the table.
+demo: $(PMUTOP_OUT) $(WORKLOAD_DIR)/shares
 	$(Q)./$(PMUTOP_OUT) --no-tui --rows 15 --duration 3 -- $(WORKLOAD_DIR)/shares 4
 
 bench: $(PMUTOP_OUT) workloads

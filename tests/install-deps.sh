@@ -9,6 +9,7 @@
 # usage: install-deps.sh [GROUP]
 # Without GROUP: what `make` and `make test` need. GROUP names an extra set
 # installed only on demand by the target that needs it:
+#   build     only what compiling pmutop needs (`make` on a fresh machine)
 #   fuzz      clang and its libFuzzer runtime (`make fuzz`)
 #   valgrind  valgrind memcheck (`make check-valgrind`)
 set -euo pipefail
@@ -32,10 +33,13 @@ PKGS=(
 
 case "${1:-}" in
 "") ;;
+build)    PKGS=(gcc make pkg-config libunwind-dev libelf-dev libdw-dev libprotobuf-c-dev
+                protobuf-c-compiler zlib1g-dev libncurses-dev libpfm4-dev libiberty-dev
+                libcapstone-dev libmicrohttpd-dev) ;;
 fuzz)     PKGS=(clang libclang-rt-14-dev) ;;
 valgrind) PKGS=(valgrind) ;;
 *)
-	echo "install-deps: unknown group \"$1\" (known: fuzz, valgrind)" >&2
+	echo "install-deps: unknown group \"$1\" (known: build, fuzz, valgrind)" >&2
 	exit 2 ;;
 esac
 
@@ -68,8 +72,8 @@ fi
 
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 if (( EUID != 0 )); then
-	echo "install-deps: missing Debian packages: ${missing[*]}" >&2
-	echo "install-deps: as root, run:  apt-get update && $cmd" >&2
+	# One line: `make` shows it as its error.
+	echo "missing Debian packages; as root, run: apt-get update && $cmd" >&2
 	exit 1
 fi
 
