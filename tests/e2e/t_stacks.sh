@@ -67,7 +67,8 @@ check_untraced() {
 run_one() {
 	local label=$1 pid i
 	shift
-	"$@" "$W/stacks_target" 4 >"$label.target.out" 2>"$label.target.err" &
+	# Long enough for a loaded machine; SIGUSR2 ends it once the stacks are read.
+	"$@" "$W/stacks_target" 60 >"$label.target.out" 2>"$label.target.err" &
 	pid=$!
 	E2E_BG_PIDS+=("$pid")
 	for i in $(seq 100); do
@@ -117,7 +118,10 @@ run_one() {
 		    for f in t["frames"]:
 		        if not f["address"].startswith("0x"):
 		            print("    bad address", f); ok = False
-		print("    JSON: %d threads, pid %d" % (len(doc["threads"]), doc["pid"]))
+		# argv as an array, quoting intact (issue 15), beside the joined command
+		if doc.get("argv", [None])[1:] != ["60"] or not doc["argv"][0].endswith("stacks_target"):
+		    print("    argv is", doc.get("argv")); ok = False
+		print("    JSON: %d threads, pid %d, argv %s" % (len(doc["threads"]), doc["pid"], doc["argv"]))
 		sys.exit(0 if ok else 1)
 		PY
 	else
@@ -126,6 +130,7 @@ run_one() {
 	check_untraced "$pid"
 
 	# The program goes on undisturbed: it finishes its work and exits 0.
+	kill -USR2 "$pid"
 	wait "$pid"
 	rc=$?
 	show "$label.target.out"
@@ -146,6 +151,37 @@ fi
 rc=$?
 show absent.err
 (( rc != 0 )) && grep -qi 'no such process' absent.err || bad "--stacks on a missing PID: status $rc"
+
+# Frames without a symbol (a stripped binary: coreutils' sleep) read
+# "module+0xOFF": OFF is the printed address's offset in its file (it was the
+# call's, one less), and the module is not repeated after it (issue 15).
+sleep 30 &
+spid=$!
+E2E_BG_PIDS+=("$spid")
+sleep 0.3
+"$PMUTOP" dump -p "$spid" >sleep.txt 2>sleep.err
+show sleep.txt 12
+python3 - "$spid" sleep.txt <<-'PY' || bad "dump of sleep: module offsets do not match the addresses"
+	import re, sys
+	maps = []
+	for l in open("/proc/%s/maps" % sys.argv[1]):
+	    f = l.split()
+	    lo, hi = (int(x, 16) for x in f[0].split("-"))
+	    maps.append((lo, hi, int(f[2], 16), f[5] if len(f) > 5 else ""))
+	n = 0
+	for l in open(sys.argv[2]):
+	    m = re.search(r"#\d+ +0x([0-9a-f]+) (\S+)\+0x([0-9a-f]+)(.*)$", l)
+	    if not m:
+	        continue
+	    addr, mod, off, rest = int(m.group(1), 16), m.group(2), int(m.group(3), 16), m.group(4)
+	    lo, hi, pgoff, path = next(x for x in maps if x[0] <= addr < x[1])
+	    if off != addr - lo + pgoff or path.rsplit("/", 1)[-1] != mod or "(" + mod + ")" in rest:
+	        print("    bad frame:", l.strip(), "map", hex(lo), hex(pgoff), path); sys.exit(1)
+	    n += 1
+	print("    %d fallback frames: offsets match /proc/PID/maps" % n)
+	sys.exit(0 if n else 1)
+	PY
+kill "$spid" 2>/dev/null
 
 (( errs == 0 )) || fail "$errs check(s) failed"
 pass "--stacks shows each thread in its place (text and JSON), target untouched and exits 0"

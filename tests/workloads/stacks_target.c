@@ -15,6 +15,8 @@
  * (handled with SA_RESTART), so a test can check that signals sent while a
  * tracer held the process were delivered.
  *
+ * SIGUSR2 ends the wait early (the test has read the stacks).
+ *
  * usage: stacks_target [SECONDS]
  */
 #include <pthread.h>
@@ -97,11 +99,20 @@ WL_NOINLINE static void *stk_reader_thread(void *arg)
 	return NULL;
 }
 
+/* SIGUSR2: finish now (the test has read the stacks; no need to wait out SECONDS). */
+static volatile sig_atomic_t finish_now;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	finish_now = 1;
+}
+
 WL_NOINLINE static void stk_main_wait(double secs)
 {
 	double end = wl_now() + secs;
 
-	while (wl_now() < end) {
+	while (wl_now() < end && !finish_now) {
 		struct timespec ts = { 0, 20 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
@@ -119,6 +130,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_usr1;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
 	if (pipe(pipefd)) {
 		perror("stacks_target: pipe");
 		return 1;
