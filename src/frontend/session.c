@@ -1081,8 +1081,20 @@ void session_free(struct session *s)
 	free(s->frames);
 	if (s->ep >= 0)
 		close(s->ep);
-	if (s->sigfd >= 0)
+	if (s->sigfd >= 0) {
+		struct signalfd_siginfo si;
+
+		/*
+		 * A stop signal that came after the session ended (a second
+		 * Ctrl-C while the profile was written) has been answered by
+		 * the run ending: take it now, or restoring the mask below
+		 * would deliver it and turn a clean exit into "killed by
+		 * SIGINT" (status 130) after the profile is already written.
+		 */
+		while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
+			;
 		close(s->sigfd);
+	}
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	if (s->mask_set)
