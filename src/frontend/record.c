@@ -79,6 +79,8 @@ static void print_summary(const struct session *s, FILE *out)
 			(unsigned long long)st.corrupt, (unsigned long long)st.undecodable);
 	if (st.perfmap_note[0])
 		fprintf(out, "pmutop: %s\n", st.perfmap_note);
+	if (st.symbol_note && st.symbol_note[0])
+		fprintf(out, "pmutop: WARNING: %s\n", st.symbol_note);
 	if (st.skipped_files)
 		fprintf(out, "pmutop: skipped %u unsafe target file%s for symbols (%s%s)\n",
 			st.skipped_files, st.skipped_files == 1 ? "" : "s",

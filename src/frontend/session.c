@@ -1031,6 +1031,7 @@ void session_get_status(const struct session *s, struct session_status *st)
 		unwinder_get_stats(s->unwinder, &st->unwind);
 	if (!perfmap_note(maps_perfmap(s->maps), st->perfmap_note, sizeof(st->perfmap_note)))
 		st->perfmap_note[0] = '\0';
+	st->symbol_note = s->symcache ? symbol_cache_note(s->symcache) : "";
 	st->skipped_files = module_cache_skipped(s->modules, &st->skipped_first);
 	if (!st->skipped_files)
 		st->skipped_files = debuginfo_skipped(maps_debuginfo(s->maps), &st->skipped_first);

@@ -74,7 +74,24 @@ struct symcache_entry {
 
 struct symbol_cache {
 	struct symcache_entry e[SYMCACHE_SIZE];
+	char note[400];         /* the first Go binary whose .gopclntab could not be used */
 };
+
+const char *symbol_cache_note(const struct symbol_cache *c)
+{
+	return c->note;
+}
+
+/* A frame left unnamed in a Go binary whose own table is unusable: say why, once. */
+static void note_go_problem(struct symbol_cache *c, const struct frame *f)
+{
+	const char *why;
+
+	if (c->note[0] || f->func || !f->map || !f->map->mod || !(why = gosym_problem(f->map->mod)))
+		return;
+	snprintf(c->note, sizeof(c->note), "%s: %s: its Go functions are shown as addresses",
+		 f->map->path, why);
+}
 
 struct symbol_cache *symbol_cache_new(void)
 {
@@ -101,6 +118,7 @@ void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
 			continue;
 		}
 		symbolize_one(maps, addr, &out[i]);
+		note_go_problem(c, &out[i]);
 		if (out[i].map && out[i].map->mod) {
 			e->addr = addr;
 			e->gen = gen;

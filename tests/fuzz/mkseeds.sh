@@ -5,7 +5,8 @@
 #
 # fuzz_module: small real ELF files compiled here (a shared library with
 # and without .symtab, a relocatable object, a static executable with no
-# libc) and this machine's vDSO; fuzz_perf_record and fuzz_unwind:
+# libc) and this machine's vDSO; fuzz_gopclntab: synthetic Go function
+# tables (mkseeds_gopclntab.py); fuzz_perf_record and fuzz_unwind:
 # synthesized inputs written by mkseeds.c; fuzz_pprof_read: short profiles
 # written by pmutop (set PMUTOP to a built binary; skipped otherwise), one
 # uncompressed, one rewritten by `go tool pprof -proto`, one cut short. Each seed is kept under 16 KiB
@@ -19,7 +20,8 @@ cd "$(dirname "$0")/../.."
 out=tests/fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"/fuzz_module "$out"/fuzz_perf_record "$out"/fuzz_unwind
+mkdir -p "$out"/fuzz_module "$out"/fuzz_perf_record "$out"/fuzz_unwind "$out"/fuzz_gopclntab
+python3 tests/fuzz/mkseeds_gopclntab.py "$out"/fuzz_gopclntab
 
 cc -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude \
 	-o "$tmp/mkseeds" tests/fuzz/mkseeds.c

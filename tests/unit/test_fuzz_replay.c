@@ -26,6 +26,7 @@
 int fuzz_module_one(const uint8_t *data, size_t size);
 int fuzz_perf_record_one(const uint8_t *data, size_t size);
 int fuzz_unwind_one(const uint8_t *data, size_t size);
+int fuzz_gopclntab_one(const uint8_t *data, size_t size);
 
 #define LLVMFuzzerTestOneInput fuzz_module_one
 #include "fuzz/fuzz_module.c"
@@ -35,6 +36,9 @@ int fuzz_unwind_one(const uint8_t *data, size_t size);
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_unwind_one
 #include "fuzz/fuzz_unwind.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_gopclntab_one
+#include "fuzz/fuzz_gopclntab.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_maps_one
 int fuzz_maps_one(const uint8_t *data, size_t size);
@@ -180,6 +184,12 @@ static void replay_debuginfo(void **state)
 	assert_true(replay_dir("fuzz_debuginfo", fuzz_debuginfo_one) > 0);
 }
 
+static void replay_gopclntab(void **state)
+{
+	(void)state;
+	assert_true(replay_dir("fuzz_gopclntab", fuzz_gopclntab_one) > 0);
+}
+
 #ifdef HAVE_PPROF_READ
 static void replay_pprof_read(void **state)
 {
@@ -198,6 +208,7 @@ int main(void)
 		cmocka_unit_test(replay_perfmap),
 		cmocka_unit_test(replay_http),
 		cmocka_unit_test(replay_debuginfo),
+		cmocka_unit_test(replay_gopclntab),
 #ifdef HAVE_PPROF_READ
 		cmocka_unit_test(replay_pprof_read),
 #endif

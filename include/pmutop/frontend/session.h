@@ -75,6 +75,7 @@ struct session_status {
 	unsigned skipped_files;    /* target files refused as unsafe (debuginfo_skipped) */
 	const char *skipped_first; /* "PATH: why" of the first, valid until session_free */
 	char perfmap_note[400];    /* perfmap_note(): the JIT map was throttled or capped, else "" */
+	const char *symbol_note;   /* symbol_cache_note(): a Go binary's unusable .gopclntab, else "" */
 };
 
 struct session;

@@ -43,6 +43,13 @@ void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
 			    const uint64_t *ips, unsigned n, struct frame *out);
 
 /*
+ * Why frames of a Go binary stayed unnamed ("PATH: Go pclntab magic ...
+ * not supported ...": its .gopclntab is corrupt, truncated or of an
+ * unknown layout), for the first such binary the cache met; "" when none.
+ */
+const char *symbol_cache_note(const struct symbol_cache *c);
+
+/*
  * Name for a frame without a symbol: "module+0xOFF" (module basename and
  * file-relative offset), "[anon]+0x..." or "0xADDR". Returns buf.
  */
