@@ -10,6 +10,8 @@ Sections (each figure a ratio or an error measured side by side in one run):
   5. the flame graph page (--dump FILE.html) on 1,000 and 100,000 distinct
      stacks: file size, pmutop's time to write it, first paint / ready /
      redraw / zoom in headless chromium (bench/flamebench.py).
+  6. Go vs C: pmutop's CPU per sample attached to Go programs (gofmt, go_stacks)
+     and C ones side by side, and lost samples at 10k samples/s per thread.
 
 Environment (run.sh sets the first two):
   PMUTOP, WORKLOAD_DIR   the binary under test and the built workloads
@@ -60,7 +62,7 @@ if PERF and not os.access(PERF, os.X_OK):
 PERF_ARGS = os.environ.get("BENCH_PERF_ARGS", "").split()
 RESULTS = os.environ.get("BENCH_RESULTS") or os.path.join(REPO, "bench", "RESULTS.md")
 KEEP = os.environ.get("BENCH_KEEP", "0") == "1"
-SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5").split(",") if s.strip()]
+SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5,6").split(",") if s.strip()]
 
 # Run lengths: full (<= ~15 min in all) and quick (~2 min).
 P = dict(
@@ -1113,6 +1115,100 @@ def render4(res, ev, period):
 # --------------------------------------------------------------------------
 # report
 
+
+# --------------------------------------------------------------------------
+# 6. Go vs C: pmutop's CPU per sample (issue 12)
+
+def go_inputs():
+    """Go source files for gofmt (the Go distribution's own, no testdata)."""
+    root = "/usr/share/go-1.19/src"
+    try:
+        root = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True,
+                              timeout=30).stdout.strip() + "/src"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    files = []
+    for d, dirs, fs in os.walk(os.path.realpath(root)):
+        dirs[:] = [x for x in dirs if x != "testdata"]
+        files += [os.path.join(d, f) for f in fs if f.endswith(".go")]
+    return sorted(files)[:3000]
+
+
+def section6(ev, period):
+    """pmutop attached at ~4,000 samples/s per busy thread to C and Go programs,
+    interleaved runs; CPU (user+sys of the whole pmutop run, start-up and
+    symbolization included) per sample. Then the lost-sample check at
+    10,000 samples/s per thread on the Go workload."""
+    env_go = dict(os.environ, GOMAXPROCS="2")
+    gofmt = shutil.which("gofmt") or "/usr/lib/go-1.19/bin/gofmt"
+    targets = [("C: deep_nofp (30 frames, CFI)", [path_wl("deep_nofp"), "600", "30"], None),
+               ("C: threads (4 threads)", [path_wl("threads"), "600"], None)]
+    if os.path.exists(path_wl("go_stacks")):
+        targets.append(("Go: go_stacks (GC, parking, stack growth; GOMAXPROCS=2)",
+                        [path_wl("go_stacks"), "600"], env_go))
+    if os.access(gofmt, os.X_OK):
+        targets.append(("Go: gofmt -l on %d files (Debian's, stripped; GOMAXPROCS=2)"
+                        % len(go_inputs()), [gofmt, "-l"] + go_inputs(), env_go))
+    secs = P["cost_secs"]
+    rows = {t[0]: [] for t in targets}
+    for rep in range(P["cost_reps"]):
+        for label, argv, env in targets:
+            bg = bl.Background(argv, path("go5.wl.log"), env=env)
+            BACKGROUND.append(bg)
+            bg.wait_exec()
+            time.sleep(0.5)
+            try:
+                r, prof, summ = pmutop_attach(bg.pid, ev, period, secs, "go5-%d" % rep)
+            finally:
+                stop_wl(bg)
+            n = summ["samples"] or 0
+            rows[label].append(dict(samples=n, lost=summ["lost"] or 0, cpu=r.cpu,
+                                    us=1e6 * r.cpu / n if n else None,
+                                    rate=n / r.cpu if r.cpu > 0 else None,
+                                    root=summ["root_pct"]))
+    lost = None
+    if os.path.exists(path_wl("go_stacks")):
+        bg = bl.Background([path_wl("go_stacks"), "600"], path("go5.wl.log"), env=env_go)
+        BACKGROUND.append(bg)
+        bg.wait_exec()
+        time.sleep(0.5)
+        try:
+            r, prof, summ = pmutop_attach(bg.pid, ev, 100000, secs, "go5-lost")
+        finally:
+            stop_wl(bg)
+        lost = dict(samples=summ["samples"], lost=summ["lost"], cpu=r.cpu)
+    return dict(rows=rows, lost=lost, secs=secs, period=period)
+
+
+def path_wl(name):
+    return os.path.join(WL, name)
+
+
+def render6(res, ev):
+    out = ["pmutop attached (`-p PID -e %s --period %d --duration %.0f`, ~4,000 samples/s per "
+           "busy thread) to each program in turn, %d interleaved runs; pmutop's CPU is user+sys "
+           "of its whole process (start-up, attach, symbolization and the pprof write "
+           "included), as /usr/bin/time counts it. Spread = min-max over the runs.\n"
+           % (ev, res["period"], res["secs"], max(len(v) for v in res["rows"].values())),
+           table(["program", "samples/run", "lost", "pmutop CPU (s)", "µs per sample",
+                  "samples per pmutop CPU-s", "reached root (pmutop)"],
+                 [[label, fint(int(sum(x["samples"] for x in v) / len(v))),
+                   fint(sum(x["lost"] for x in v)),
+                   "%.2f-%.2f" % (min(x["cpu"] for x in v), max(x["cpu"] for x in v)),
+                   "%.1f (%.1f-%.1f)" % (sorted(x["us"] for x in v)[len(v) // 2],
+                                         min(x["us"] for x in v), max(x["us"] for x in v))
+                   if all(x["us"] for x in v) else "n/a",
+                   fint(int(sorted(x["rate"] for x in v)[len(v) // 2]))
+                   if all(x["rate"] for x in v) else "n/a",
+                   "%.1f%%" % v[0]["root"] if v[0]["root"] is not None else "n/a"]
+                  for label, v in res["rows"].items()])]
+    if res["lost"]:
+        l = res["lost"]
+        out.append("\nAt 10,000 samples/s per thread (`--period 100000`, go_stacks, GOMAXPROCS=2, "
+                   "%.0f s): %s samples, **%s lost**, pmutop CPU %.2f s.\n"
+                   % (res["secs"], fint(l["samples"]), fint(l["lost"]), l["cpu"]))
+    return "\n".join(out)
+
 def render_facts(ev, avail, periods, engines):
     f = FACTS
     rows = [["CPU", "%s (%s MHz)" % (f["cpu"], fmt(f["mhz"], "%.0f"))],
@@ -1277,6 +1373,9 @@ def main():
                  lambda: section2(ev, engines), render2),
                 ("4", "## 4. Scale: 10, 100, 1,000 threads",
                  lambda: section4(ev, acc_period), lambda r: render4(r, ev, acc_period)),
+                ("6", "## 6. Go vs C: pmutop's CPU per sample",
+                 lambda: section6(ev, 250000 if ev == "task-clock" else 500000),
+                 lambda r: render6(r, ev)),
                 # last: its maximum-rate test may make the kernel lower
                 # perf_event_max_sample_rate for everything after it
                 ("5", "## 5. The flame graph page on big profiles (headless chromium)",
@@ -1325,7 +1424,7 @@ def main():
             "measurements if the load average above is high, and timings are then noisy." % (
                 perf_ev(ev), "; extra perf record arguments: `%s`" % " ".join(PERF_ARGS)
                 if PERF_ARGS else ""), ""]
-    for sid in ("1", "2", "3", "4", "5"):
+    for sid in ("1", "2", "3", "4", "5", "6"):
         if sid in parts:
             body.append(parts[sid] + "\n")
     if NOTES:

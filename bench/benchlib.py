@@ -168,11 +168,11 @@ def run(argv, timeout, out_path=None, err_path=None, poll=None, poll_interval=0.
 class Background:
     """A workload running in the background; kill() ends it (SIGKILL)."""
 
-    def __init__(self, argv, log_path):
+    def __init__(self, argv, log_path, env=None):
         self.argv = argv
         self.log = open(log_path, "wb")
         self.p = subprocess.Popen(argv, stdout=self.log, stderr=self.log,
-                                  stdin=subprocess.DEVNULL)
+                                  stdin=subprocess.DEVNULL, env=env)
         self.pid = self.p.pid
 
     def wait_exec(self, timeout=5.0):

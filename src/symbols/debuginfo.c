@@ -888,9 +888,9 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	dm = module_state(d, map);
 	if (!dm)
 		return 0;
-	if (dm->maybe_dwarf)
+	if (dm->maybe_dwarf && !module_gopclntab(map->mod, &err))
 		load_module(dm);
-	/* Without DWARF, Go's own table (stripped Go binaries). */
+	/* Go binaries: Go's own table, DWARF only for what it lacks (below). */
 	if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
 		return 0;
 	vaddr = addr - map->bias;
@@ -898,9 +898,17 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 		return 0;
 	e = slot_of(d, map->mod, vaddr);
 	if (!e->mod) {
-		n = dm->has_dwarf ? chain_at(d, dm, vaddr, tmp) : 0;
-		if (!n)
-			n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
+		/*
+		 * Go code: Go's own table first. It has the same names, lines and
+		 * inlined calls, and a lookup is a binary search, where DWARF's
+		 * scope walk goes through a Go package's whole (huge) CU. C code
+		 * linked into a Go binary (cgo) is not in it: DWARF then.
+		 */
+		n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
+		if (!n && dm->maybe_dwarf)
+			load_module(dm); /* loads once */
+		if (!n && dm->has_dwarf)
+			n = chain_at(d, dm, vaddr, tmp);
 		e->lines = n ? malloc(n * sizeof(*e->lines)) : NULL;
 		if (n && !e->lines)
 			return 0; /* not cached: ENOMEM now, maybe not later */

@@ -36,6 +36,7 @@
 #define DW_RSP 7
 
 #define RULES_MAX (1u << 16) /* cached addresses before the cache starts over */
+#define LIVE_PAGE 4096u      /* bytes of the live target read at once past the stack copy */
 
 enum rule_kind {
 	RULE_EMPTY = 0,
@@ -77,6 +78,10 @@ struct fast_unwinder {
 	size_t ncfis, cfi_cap;
 	uint64_t fallbacks;
 	bool last_debug_frame; /* the last walk used a .debug_frame rule */
+	/* One page of the live target read during the current walk (read_word). */
+	bool live_valid;
+	uint64_t live_base;
+	uint8_t live[LIVE_PAGE];
 };
 
 struct fast_unwinder *fast_unwinder_new(struct maps *maps)
@@ -430,12 +435,31 @@ static const struct rule *rule_get(struct fast_unwinder *f, uint64_t addr)
 }
 
 /* An 8-byte word of the target: the stack copy first, else the live process. */
-static int read_word(const struct fast_unwinder *f, const struct perf_sample *s, uint64_t sp0,
+static int read_word(struct fast_unwinder *f, const struct perf_sample *s, uint64_t sp0,
 		     uint64_t addr, uint64_t *val)
 {
+	uint64_t page = addr & ~(uint64_t)(LIVE_PAGE - 1);
+
 	if (addr >= sp0 && s->stack_size >= 8 && addr - sp0 <= s->stack_size - 8) {
 		memcpy(val, s->stack + (addr - sp0), 8);
 		return 0;
+	}
+	/*
+	 * Past the copy (a deeper stack, another goroutine's stack, a g):
+	 * the live target, a page at a time, so that the frames of one
+	 * stack cost one system call rather than one per word.
+	 */
+	if (addr - page <= LIVE_PAGE - 8) {
+		if (!f->live_valid || f->live_base != page) {
+			struct iovec lp = { f->live, LIVE_PAGE }, rp = { (void *)(uintptr_t)page, LIVE_PAGE };
+
+			f->live_valid = process_vm_readv(maps_pid(f->maps), &lp, 1, &rp, 1, 0) == LIVE_PAGE;
+			f->live_base = page;
+		}
+		if (f->live_valid) {
+			memcpy(val, f->live + (addr - page), 8);
+			return 0;
+		}
 	}
 	struct iovec local = { val, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
 	if (process_vm_readv(maps_pid(f->maps), &local, 1, &remote, 1, 0) != 8)
@@ -463,6 +487,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 	    (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
 		return 0;
 	f->last_debug_frame = false;
+	f->live_valid = false; /* the target ran on since the last sample */
 	sp0 = sp = s->regs[SAMPLE_SP];
 	bp = s->regs[SAMPLE_BP];
 	ip = s->regs[SAMPLE_IP];
