@@ -308,3 +308,20 @@ json_get() {
 	node -e 'const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 		const v = eval(process.argv[2]); console.log(typeof v === "object" ? JSON.stringify(v) : v);' "$1" "$2"
 }
+
+# browser NAME URL ARGS...: the checker's JSON in NAME.json; fails the test on a failed check.
+browser() {
+	local name=$1
+	shift
+	info "\$ check_flame $*"
+	timeout -k 5 100 node "$BROWSER_CHECK" "$@" >"$name.json" 2>"$name.err"
+	local rc=$?
+	show "$name.err"
+	(( rc == 0 )) || fail "$name: the page failed in chromium (status $rc)"
+}
+
+# shares_table FILE: the --shares rows of check_flame's JSON in FILE, and the max error.
+shares_table() {
+	json_get "$1" 'o.shares.rows.map(r => "    " + r.name + " matched " + r.matched + "% -> " + r.share + "% of the ten (want " + r.want + "%)").join("\n")'
+	info "max error $(json_get "$1" o.shares.max_error_pp) pp"
+}

@@ -3,7 +3,8 @@
 #   - the /debug/pprof/ index links /debug/pprof/flamegraph and a live one;
 #   - GET /debug/pprof/flamegraph?seconds=N&event=E&period=P answers the page
 #     (text/html) for a fresh profile; in chromium its search shows the
-#     shares workload's k/55 within 2 pp, zooming works, nothing is requested
+#     shares workload's k/55 within 2 pp (3 in quick, ASan, runs), zooming
+#     works, nothing is requested
 #     from anywhere, no console errors;
 #   - ?format=json answers the data alone (application/json); a bad format
 #     gets 400;
@@ -36,6 +37,7 @@ grep -q 'href="flamegraph?seconds=' index.html && grep -q 'live=1' index.html ||
 	fail "the index does not link the flame graph pages"
 
 SECS=$(quick_or 4 3)
+TOL=$(quick_or 2.0 3.0)
 q="seconds=$SECS&event=task-clock&period=100000"
 code=$(curl -s -o page.html -D hdr.txt -w '%{http_code}' "$U/flamegraph?$q")
 [[ $code == 200 ]] && grep -qi '^content-type: text/html' hdr.txt &&
@@ -48,7 +50,7 @@ code=$(curl -s -o bad.txt -w '%{http_code}' "$U/flamegraph?seconds=1&format=svg"
 [[ $code == 400 ]] || fail "format=svg: want 400, got $code"
 
 # The page straight from the server, in chromium.
-timeout -k 5 120 node "$BROWSER_CHECK" "$U/flamegraph?$q" --shares --tol 2.0 --zoom J_expect_18_18 \
+timeout -k 5 120 node "$BROWSER_CHECK" "$U/flamegraph?$q" --shares --tol "$TOL" --zoom J_expect_18_18 \
 	>served.json 2>served.err || { show served.err; fail "the served page failed in chromium"; }
 json_get served.json 'o.shares.rows.map(r => "    " + r.name + " " + r.share + "% (want " + r.want + "%)").join("\n")'
 info "max error $(json_get served.json o.shares.max_error_pp) pp; zoom on $(json_get served.json o.zoom.state.zoom)"
@@ -58,4 +60,4 @@ timeout -k 5 120 node "$BROWSER_CHECK" "$U/flamegraph?seconds=1&event=task-clock
 	--allow-fetch --wait-refresh >live.json 2>live.err || { show live.err; fail "the live page failed"; }
 info "live: $(json_get live.json o.live_notes) ($(json_get live.json o.live_requests) data requests)"
 show server.err 8
-pass "flame graph over HTTP: index links, page and JSON, shares within 2 pp, zoom, live refresh"
+pass "flame graph over HTTP: index links, page and JSON, shares within $TOL pp, zoom, live refresh"
