@@ -15,7 +15,7 @@ WL_CFLAGS    := -std=gnu11 -O1 -g -pthread -D_GNU_SOURCE $(WARN)
 WL_FP        := -fno-omit-frame-pointer
 
 # One program per source file, frame pointers on.
-WL_PLAIN     := shares threads late_threads exiter two_loops vfork_stuck
+WL_PLAIN     := shares threads late_threads exiter two_loops vfork_stuck syscalls
 WORKLOADS    := $(addprefix $(WORKLOAD_DIR)/,$(WL_PLAIN) deep_fp deep_nofp \
                   dl_main libhot.so)
 
@@ -164,3 +164,17 @@ $(WORKLOAD_DIR)/go_cgo: $(WL_SRC)/go_cgo.go
 	@echo "  GO      $@"
 	$(Q)$(GO_ENV) CGO_ENABLED=1 go build -o $@ $<
 endif
+
+# Issue 13 (symbols): a library whose hot functions are static (unnamed once
+# stripped; the e2e tests strip a copy) and a PLT-heavy caller.
+workloads: $(WORKLOAD_DIR)/libnosym.so $(WORKLOAD_DIR)/nosym_main
+
+$(WORKLOAD_DIR)/libnosym.so: $(WL_SRC)/nosym_lib.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -shared -Wl,--build-id -o $@ $<
+
+$(WORKLOAD_DIR)/nosym_main: $(WL_SRC)/nosym_main.c $(WL_HDR) $(WORKLOAD_DIR)/libnosym.so
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $< -L$(WORKLOAD_DIR) -lnosym -Wl,-rpath,'$$ORIGIN'

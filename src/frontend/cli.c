@@ -438,7 +438,11 @@ static const struct cli_option opts_table[] = {
 	  .help = "stop after SEC seconds (default: until the target exits or SIGINT/SIGTERM)" },
 	{ .name = "kernel", .handle = h_flag, .off = F(kernel), .group = CLI_GROUP_EVENTS,
 	  .verbs = SAMPLING,
-	  .help = "also sample in kernel mode (needs perf_event_paranoid<=1)" },
+	  .help = "kernel frames, or an error saying why not (default: kernel frames where "
+		  "allowed: root, CAP_PERFMON or perf_event_paranoid<=1)" },
+	{ .name = "user-only", .handle = h_flag, .off = F(user_only), .group = CLI_GROUP_EVENTS,
+	  .verbs = SAMPLING,
+	  .help = "sample user mode only, no kernel frames (as -e EVENT:u)" },
 	{ .name = "output", .short_name = 'o', .arg = "FILE", .handle = h_file, .off = F(dump),
 	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = ALL_BUT_DUMP,
 	  .help = "perf's and py-spy's name for --dump" },
@@ -839,6 +843,10 @@ static int check_conflicts(struct cli_ctx *c)
 		return parse_events(c->o, c->event_specs, c->nspecs, err, errlen);
 	if (o->top && o->no_tui) {
 		snprintf(err, errlen, "--top and --no-tui are exclusive: give one");
+		return -EINVAL;
+	}
+	if (o->kernel && o->user_only) {
+		snprintf(err, errlen, "--kernel and --user-only are exclusive: give one");
 		return -EINVAL;
 	}
 	if (o->load) {

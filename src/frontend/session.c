@@ -38,6 +38,7 @@
 #include "pmutop/unwind/ptrace_engine.h"
 #include "pmutop/sample/sampler.h"
 #include "pmutop/symbols/debuginfo.h"
+#include "pmutop/symbols/kallsyms.h"
 #include "pmutop/symbols/perfmap.h"
 #include "pmutop/symbols/symbolize.h"
 #include "pmutop/unwind/unwind.h"
@@ -71,6 +72,9 @@ struct session {
 	struct maps *maps;
 	struct unwinder *unwinder;
 	struct symbol_cache *symcache;
+	bool kernel;                     /* kernel frames are sampled */
+	struct kallsyms *ks;             /* their names (NULL: user mode only) */
+	char note[512];                  /* agg_info.note: what the profile leaves out */
 	struct aggregate *agg;
 	struct sampler *sampler;
 	struct sampler_stats last_stats; /* kept when the sampler closes */
@@ -151,13 +155,21 @@ static void name_thread(struct session *s, uint32_t tid)
 	aggregate_set_thread_name(s->agg, tid, name);
 }
 
-/* The stack of a sample by the snapshot or fp engine (--unwind). */
+/*
+ * The stack of a sample by the snapshot or fp engine (--unwind): the kernel
+ * part first when kernel frames are sampled, then the user stack (the fp
+ * engine's callchain has both already).
+ */
 static unsigned unwind_sample(struct session *s, const struct perf_sample *smp,
 			      enum unwind_outcome *outcome)
 {
+	unsigned nk = 0;
+
 	if (s->o->unwind == UNWIND_ENGINE_FP)
 		return callchain_ips(smp, s->ips, s->o->max_depth, outcome);
-	return unwinder_unwind(s->unwinder, smp, s->ips, s->o->max_depth, outcome);
+	if (s->kernel)
+		nk = callchain_kernel_ips(smp, s->ips, s->o->max_depth);
+	return nk + unwinder_unwind(s->unwinder, smp, s->ips + nk, s->o->max_depth - nk, outcome);
 }
 
 /*
@@ -168,22 +180,69 @@ static unsigned kernel_frames(const uint64_t *ips, unsigned n)
 {
 	unsigned k = 0;
 
-	while (k < n && ips[k] >= (1ULL << 63))
+	while (k < n && kallsyms_is_kernel_addr(ips[k]))
 		k++;
 	return k;
 }
 
-/* Symbolize and count one unwound sample (period 0: the event's nominal one). */
+/*
+ * Symbolize and count one unwound sample (period 0: the event's nominal
+ * one). Kernel frames (on top) are named from kallsyms, the rest from the
+ * target's maps.
+ */
 static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uint64_t *ips,
 		      unsigned n, enum unwind_outcome outcome, uint64_t period)
 {
+	unsigned nk = 0;
+
 	if (event < s->nevents && s->events[event].user == 0)
 		n = kernel_frames(ips, n);
 	aggregate_info(s->agg)->outcomes[outcome]++;
-	symbolize_stack_cached(s->symcache, s->maps, ips, n, s->frames);
+	while (nk < n && kallsyms_is_kernel_addr(ips[nk]))
+		nk++;
+	if (nk && kallsyms_restricted(s->ks)) {
+		/* No kernel names: the whole kernel part is one "[kernel]" frame. */
+		kallsyms_symbolize(s->ks, ips, 1, s->frames);
+		symbolize_stack_cached(s->symcache, s->maps, ips + nk, n - nk, s->frames + 1);
+		n = n - nk + 1;
+	} else {
+		if (nk)
+			kallsyms_symbolize(s->ks, ips, nk, s->frames);
+		symbolize_stack_cached(s->symcache, s->maps, ips + nk, n - nk, s->frames + nk);
+	}
 	name_thread(s, tid);
 	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
 	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
+}
+
+/*
+ * Kernel symbols, read before sampling starts (it takes ~0.2 s). Addresses
+ * hidden by kptr_restrict: kernel time is one "[kernel]" frame, and the
+ * note says why. Unreadable: the same, with the reason.
+ */
+static int load_kernel_symbols(struct session *s)
+{
+	char err[256];
+	long restrict_ = -1, paranoid = -1;
+
+	s->ks = kallsyms_load(NULL, err, sizeof(err));
+	if (s->ks && !kallsyms_restricted(s->ks))
+		return 0;
+	proc_sysctl_int("kernel/kptr_restrict", &restrict_);
+	proc_sysctl_int("kernel/perf_event_paranoid", &paranoid);
+	if (!s->ks)
+		snprintf(s->note, sizeof(s->note), "kernel frames unnamed ([kernel]): %s", err);
+	else
+		snprintf(s->note, sizeof(s->note), "kernel frames unnamed ([kernel]): /proc/kallsyms "
+			 "shows this user zero addresses (kernel.kptr_restrict=%ld, "
+			 "kernel.perf_event_paranoid=%ld; names need root or CAP_SYSLOG, or "
+			 "kptr_restrict=0 with perf_event_paranoid <= 1)", restrict_, paranoid);
+	if (!s->ks) {
+		/* A table with no symbols names every kernel frame [kernel]. */
+		s->ks = kallsyms_load("/dev/null", err, sizeof(err));
+		return s->ks ? 0 : -ENOMEM;
+	}
+	return 0;
 }
 
 static void ptrace_emit(void *arg, uint32_t tid, uint32_t event, const uint64_t *ips,
@@ -209,11 +268,11 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 	}
 	n = unwind_sample(s, smp, &outcome);
 	/*
-	 * An IP outside every known mapping means we missed a mapping (the
+	 * A user IP outside every known mapping means we missed a mapping (the
 	 * vDSO after exec, a race at attach): re-read /proc/PID/maps, rarely.
 	 */
 	if (n && (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
-	    !maps_find(s->maps, s->ips[0])) {
+	    !kallsyms_is_kernel_addr(s->ips[0]) && !maps_find(s->maps, s->ips[0])) {
 		uint64_t t = now_ns(CLOCK_MONOTONIC), gen = maps_generation(s->maps);
 		if (t - s->last_maps_reload > MAPS_RELOAD_MIN_NS) {
 			s->last_maps_reload = t;
@@ -338,24 +397,57 @@ fail:
 	return -1;
 }
 
+/* EACCES/EPERM: what perf_event_open says when kernel mode is not allowed. */
+static bool is_denied(int r)
+{
+	return r == -EACCES || r == -EPERM;
+}
+
+/*
+ * Probe ev with kernel mode when *kernel; when the kernel refuses kernel
+ * mode but takes ev in user mode, note that in *denied (kernel stays as
+ * asked: the caller decides for all events at once).
+ */
+static int probe_event(const struct pmu_event *ev, bool kernel, bool *denied)
+{
+	int r = events_probe(ev, kernel);
+
+	if (is_denied(r) && kernel && ev->kernel != 1) {
+		int r2 = events_probe(ev, false);
+
+		if (!is_denied(r2)) {
+			*denied = true;
+			r = r2;
+		}
+	}
+	return r;
+}
+
 /*
  * Check every event opens here. Without -e, a machine with no PMU falls back
  * from cycles to task-clock (and says so); an event the user named is never
  * silently replaced. Precision (:p..:ppp) is lowered to what the CPU takes.
+ * Kernel mode: on by default where the kernel allows it (*kernel stays
+ * true), off with --user-only; where it is not allowed, user mode only and
+ * a note in note, or an error when --kernel asked for it.
  */
 static int resolve_events(struct session *s, const struct pmutop_opts *o, struct pmu_event *evs,
-			  size_t *n, char *err, size_t errlen)
+			  size_t *n, bool *kernel, char *note, size_t notelen, char *err,
+			  size_t errlen)
 {
+	bool denied = false;
+
+	*kernel = !o->user_only;
 	*n = o->nevents ? o->nevents : 1;
 	for (size_t k = 0; k < *n; k++) {
 		struct pmu_event *ev = &evs[k];
 		int r;
 
 		*ev = o->nevents ? o->events[k] : o->event;
-		r = events_probe(ev, o->kernel);
+		r = probe_event(ev, *kernel && !denied, &denied);
 		while (r && ev->precise_max && ev->precise > 0 && (r == -EINVAL || r == -EOPNOTSUPP)) {
 			ev->precise--;
-			r = events_probe(ev, o->kernel);
+			r = probe_event(ev, *kernel && !denied, &denied);
 			if (!r)
 				add_note(s, "%s: precise_ip lowered to %u, the most this CPU accepts",
 					 ev->name, ev->precise);
@@ -374,12 +466,18 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 			struct pmu_event fb;
 			char e2[128];
 			if (events_parse("task-clock", &fb, e2, sizeof(e2)) == 0 &&
-			    events_probe(&fb, o->kernel) == 0) {
+			    probe_event(&fb, *kernel && !denied, &denied) == 0) {
 				add_note(s, "no hardware PMU here (%s is not supported): sampling "
 					 "task-clock instead", ev->name);
 				*ev = fb;
 				continue;
 			}
+		}
+		if (is_denied(r) && ev->kernel == 1) {
+			char why[160];
+			snprintf(err, errlen, "%s: kernel-mode sampling is not allowed here (%s)",
+				 ev->name, proc_kernel_sampling_hint(why, sizeof(why)));
+			return r;
 		}
 		r = proc_explain_perf_error(-r, getpid(), ev->name, err, errlen);
 		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
@@ -387,6 +485,26 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 			snprintf(err + l, errlen - l, " (pmutop --list-events shows what opens here)");
 		}
 		return r;
+	}
+	note[0] = '\0';
+	if (denied) {
+		char why[160];
+
+		proc_kernel_sampling_hint(why, sizeof(why));
+		if (o->kernel) {
+			snprintf(err, errlen, "--kernel: kernel-mode sampling is not allowed here (%s)",
+				 why);
+			return -EACCES;
+		}
+		*kernel = false;
+		snprintf(note, notelen, "user mode only: kernel samples not allowed (%s)", why);
+	}
+	/* Every event counts user mode only (:u): no kernel frames to take. */
+	if (*kernel) {
+		bool any = false;
+		for (size_t k = 0; k < *n; k++)
+			any |= evs[k].kernel != 0;
+		*kernel = any;
 	}
 	return 0;
 }
@@ -563,7 +681,7 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 	cfg->nevents = s->nevents;
 	memcpy(cfg->events, s->events, sizeof(cfg->events));
 	memcpy(cfg->periods, s->periods, sizeof(cfg->periods));
-	cfg->kernel = o->kernel;
+	cfg->kernel = s->kernel;
 	cfg->tids = o->tids;
 	cfg->ntids = o->ntids;
 	cfg->stack_size = s->stack_size;
@@ -607,6 +725,7 @@ static void describe_profile(struct session *s, const struct sampler_config *cfg
 	info->event_unit = s->event.unit;
 	info->period = cfg->freq ? 0 : cfg->period;
 	info->start_ns = now_ns(CLOCK_REALTIME);
+	info->note = s->note[0] ? s->note : NULL;
 	info->nevents = s->nevents;
 	for (size_t k = 0; k < s->nevents; k++) {
 		info->events[k].name = s->events[k].name;
@@ -683,9 +802,14 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	s->ep = s->sigfd = s->pidfd = -1;
 	s->exit_status = -1;
 	raise_fd_limit();
-	if (resolve_events(s, o, s->events, &s->nevents, err, errlen) ||
+	if (resolve_events(s, o, s->events, &s->nevents, &s->kernel, s->note, sizeof(s->note),
+			   err, errlen) ||
 	    fit_ring_buffer(s, err, errlen))
 		goto fail;
+	if (s->kernel && load_kernel_symbols(s))
+		goto fail;
+	if (s->note[0])
+		add_note(s, "%s", s->note);
 	s->event = s->events[0];
 	if (start_target(s, &go_fd, &status_fd, err, errlen) ||
 	    build_pipeline(s, err, errlen) ||
@@ -1075,6 +1199,7 @@ void session_free(struct session *s)
 	sampler_free(s->sampler);
 	unwinder_free(s->unwinder);
 	symbol_cache_free(s->symcache);
+	kallsyms_free(s->ks);
 	maps_free(s->maps);
 	aggregate_free(s->agg);
 	module_cache_free(s->modules);

@@ -41,7 +41,7 @@
 
 /* ---- the message --------------------------------------------------------- */
 
-#define NCOMMENTS (3 + UNWIND_NOUTCOMES)
+#define NCOMMENTS (4 + UNWIND_NOUTCOMES) /* counts, compaction, since start, the note, outcomes */
 
 /* Everything the Profile message points to, freed in one place. */
 struct build {
@@ -198,6 +198,11 @@ static void build_header(struct build *b, const struct agg_info *info, bool *fai
 		 info->window);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;
+	if (info->note) {
+		/* Not through comment_text: the note may be longer than a counter line. */
+		b->comments[nc] = str(b, info->note, failed);
+		nc++;
+	}
 	for (i = 0; i < UNWIND_NOUTCOMES; i++) {
 		const char *name = unwind_outcome_name((enum unwind_outcome)i);
 

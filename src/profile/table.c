@@ -89,6 +89,7 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	int rc = -ENOMEM;
 
 	memset(t, 0, sizeof(*t));
+	t->note = info->note;
 	funcs = aggregate_functions(a, &nf);
 	locs = aggregate_locations(a, &nl);
 	stacks = aggregate_stacks(a, &ns);
@@ -397,6 +398,8 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 	pct = format_percent(sum, t->total, p1, sizeof(p1));
 	while (*pct == ' ')
 		pct++;
+	if (t->note)
+		fprintf(out, "Note: %s\n", t->note);
 	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n",
 		format_value(sum, unit, tu, v1, sizeof(v1)), pct,
 		format_value(t->total, unit, tu, v2, sizeof(v2)));

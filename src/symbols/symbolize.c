@@ -23,8 +23,11 @@ static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *
 {
 	const struct mapping *map;
 
+	uint64_t lo, hi;
+
 	f->func = NULL;
 	f->func_off = 0;
+	f->func_start = 0;
 	f->map = map = maps ? maps_find(maps, addr) : NULL;
 	/*
 	 * A caller's return address minus one that falls just before a Go
@@ -39,6 +42,12 @@ static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *
 		/* Go binaries without .symtab still have Go's own table. */
 		if (!f->func)
 			f->func = gosym_name(map->mod, addr - map->bias, &f->func_off);
+		/* No symbol (a stripped local function): its FDE's range. */
+		if (!f->func && module_fde_range(map->mod, addr - map->bias, &lo, &hi) == 0 &&
+		    lo + map->bias >= map->start && lo + map->bias < map->end) {
+			f->func_start = lo + map->bias;
+			f->func_off = addr - f->func_start;
+		}
 	}
 	/* JIT code: anonymous (or not yet known) memory named by a perf map. */
 	else if (maps && addr)
@@ -135,21 +144,22 @@ static bool is_anon_path(const char *path)
 const char *symbolize_fallback_name(const struct frame *f, char *buf, size_t len)
 {
 	const struct mapping *map = f->map;
+	uint64_t addr = f->func_start ? f->func_start : f->addr;
 	const char *base;
 
 	if (!buf || len == 0)
 		return buf;
 	if (!map) {
-		snprintf(buf, len, "0x%" PRIx64, f->addr);
+		snprintf(buf, len, "0x%" PRIx64, addr);
 	} else if (is_anon_path(map->path)) {
-		snprintf(buf, len, "[anon]+0x%" PRIx64, f->addr - map->start);
+		snprintf(buf, len, "[anon]+0x%" PRIx64, addr - map->start);
 	} else if (map->path[0] != '/') {
 		/* "[heap]", "[stack]", "[vdso]", "[anon:name]": already bracketed. */
-		snprintf(buf, len, "%s+0x%" PRIx64, map->path, f->addr - map->start);
+		snprintf(buf, len, "%s+0x%" PRIx64, map->path, addr - map->start);
 	} else {
 		base = strrchr(map->path, '/') + 1;
 		snprintf(buf, len, "%s+0x%" PRIx64, *base ? base : map->path,
-			 f->addr - map->start + map->pgoff);
+			 addr - map->start + map->pgoff);
 	}
 	return buf;
 }

@@ -27,8 +27,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,8 +60,10 @@ struct segment {
 struct symbol {
 	uint64_t addr;
 	uint64_t size;
-	const char *name;  /* into the image via libelf (module->elf kept open) */
+	const char *name;  /* into the image via libelf (module->elf kept open),
+	                      or into module->plt_names */
 	unsigned rank;     /* alias preference: lower wins */
+	uint64_t sec_end;  /* end of its section (bounds a size-0 symbol); 0: unknown */
 };
 
 struct module {
@@ -73,6 +77,14 @@ struct module {
 	size_t nsegs;
 	struct symbol *syms;
 	size_t nsyms;
+
+	char *plt_names;   /* "name@plt\0..." of the synthesized PLT symbols */
+
+	/* Unwind tables as function ranges (module_fde_range), opened lazily. */
+	bool cfi_tried;
+	Dwarf_CFI *cfi;    /* .eh_frame */
+	Dwarf *dwarf;      /* owns dcfi */
+	Dwarf_CFI *dcfi;   /* .debug_frame */
 
 	bool has_ehf;
 	uint64_t ehf_vaddr, ehf_size;
@@ -158,6 +170,11 @@ static void module_free(struct module *m)
 {
 	if (!m)
 		return;
+	if (m->cfi)
+		dwarf_cfi_end(m->cfi);
+	if (m->dwarf)
+		dwarf_end(m->dwarf);
+	free(m->plt_names);
 	if (m->elf)
 		elf_end(m->elf);
 	if (m->image) {
@@ -336,7 +353,22 @@ static void finish_symbols(struct module *m)
 			end = segment_end(m, s->addr);
 			s->size = end > s->addr ? end - s->addr : 1;
 		}
+		/* Not past its own section (_init must not swallow the PLT after it). */
+		if (s->sec_end > s->addr && s->addr + s->size > s->sec_end)
+			s->size = s->sec_end - s->addr;
 	}
+}
+
+/* End address of section ndx when it is an allocated one, else 0. */
+static uint64_t section_end(struct module *m, size_t ndx)
+{
+	Elf_Scn *scn = ndx && ndx < SHN_LORESERVE ? elf_getscn(m->elf, ndx) : NULL;
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+	    sh.sh_addr + sh.sh_size < sh.sh_addr)
+		return 0;
+	return sh.sh_addr + sh.sh_size;
 }
 
 static int load_symbols(struct module *m, Elf_Scn *scn)
@@ -380,6 +412,7 @@ static int load_symbols(struct module *m, Elf_Scn *scn)
 		syms[m->nsyms].size = s.st_value + s.st_size < s.st_value ? 0 : s.st_size;
 		syms[m->nsyms].name = name;
 		syms[m->nsyms].rank = bind_rank(GELF_ST_BIND(s.st_info));
+		syms[m->nsyms].sec_end = s.st_size ? 0 : section_end(m, s.st_shndx);
 		m->nsyms++;
 	}
 	free(m->syms);
@@ -388,9 +421,90 @@ static int load_symbols(struct module *m, Elf_Scn *scn)
 	return 0;
 }
 
+/*
+ * Name the PLT stubs "sym@plt", as binutils and perf do: the n-th entry of
+ * .rela.plt is the n-th stub, after the header in .plt, or without one in
+ * .plt.sec (x86_64 with IBT). Only x86_64 and aarch64 layouts are known.
+ */
+static int add_plt_symbols(struct module *m, Elf_Scn *plt, Elf_Scn *plt_sec, Elf_Scn *rela)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr psh, rsh, dsh;
+	Elf_Data *rd, *dd;
+	Elf_Scn *dynsym;
+	uint64_t base, header, entsz, nslots;
+	size_t nrel, len = 0, i, k = 0;
+	struct symbol *syms;
+	char *names;
+
+	if (!plt || !rela || !gelf_getehdr(m->elf, &eh) || !gelf_getshdr(rela, &rsh) ||
+	    !gelf_getshdr(plt_sec ? plt_sec : plt, &psh) ||
+	    !(dynsym = elf_getscn(m->elf, rsh.sh_link)) || !gelf_getshdr(dynsym, &dsh) ||
+	    !(rd = elf_getdata(rela, NULL)) || !(dd = elf_getdata(dynsym, NULL)) ||
+	    rsh.sh_entsize == 0)
+		return 0;
+	if (eh.e_machine == EM_X86_64)
+		header = plt_sec ? 0 : 16, entsz = 16;
+	else if (eh.e_machine == EM_AARCH64)
+		header = 32, entsz = 16;
+	else
+		return 0;
+	base = psh.sh_addr + header;
+	nslots = psh.sh_size > header ? (psh.sh_size - header) / entsz : 0;
+	nrel = rd->d_size / rsh.sh_entsize;
+	if (nrel > nslots)
+		nrel = (size_t)nslots;
+	if (nrel == 0)
+		return 0;
+	/* Names first, to size one buffer for all of them. */
+	for (i = 0; i < nrel; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+
+		if (i > INT_MAX || !gelf_getrela(rd, (int)i, &r) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(m->elf, dsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		len += strlen(name) + sizeof("@plt");
+	}
+	if (!len)
+		return 0;
+	names = malloc(len);
+	syms = realloc(m->syms, (m->nsyms + nrel) * sizeof(*syms));
+	if (!names || !syms) {
+		free(names);
+		if (syms)
+			m->syms = syms;
+		return -ENOMEM;
+	}
+	m->syms = syms;
+	m->plt_names = names;
+	for (i = 0; i < nrel; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		int w;
+
+		if (i > INT_MAX || !gelf_getrela(rd, (int)i, &r) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(m->elf, dsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		w = snprintf(names + k, len - k, "%s@plt", name);
+		if (w < 0 || (size_t)w >= len - k)
+			break;
+		syms[m->nsyms++] = (struct symbol){ .addr = base + i * entsz, .size = entsz,
+						    .name = names + k, .rank = 3 };
+		k += (size_t)w + 1;
+	}
+	finish_symbols(m);
+	return 0;
+}
+
 static int parse_sections(struct module *m)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *plt = NULL, *plt_sec = NULL, *rela_plt = NULL;
 	size_t shstrndx;
 	bool have_names = elf_getshdrstrndx(m->elf, &shstrndx) == 0;
 	int err;
@@ -407,6 +521,10 @@ static int parse_sections(struct module *m)
 			dynsym = scn;
 		else if (sh.sh_type == SHT_NOTE && !m->build_id[0])
 			parse_notes(m, elf_getdata(scn, NULL));
+		else if (have_names && sh.sh_type == SHT_RELA && !rela_plt &&
+			 (name = elf_strptr(m->elf, shstrndx, sh.sh_name)) &&
+			 strcmp(name, ".rela.plt") == 0)
+			rela_plt = scn;
 		if (have_names && sh.sh_type == SHT_PROGBITS &&
 		    (sh.sh_flags & SHF_ALLOC) && sh.sh_size > 0) {
 			name = elf_strptr(m->elf, shstrndx, sh.sh_name);
@@ -429,6 +547,10 @@ static int parse_sections(struct module *m)
 				m->is_go = true;
 			} else if (strcmp(name, ".text") == 0) {
 				m->gosrc.text_vaddr = sh.sh_addr;
+			} else if (strcmp(name, ".plt") == 0) {
+				plt = scn;
+			} else if (strcmp(name, ".plt.sec") == 0) {
+				plt_sec = scn;
 			} else if (strcmp(name, ".noptrdata") == 0 && sh.sh_offset < m->size) {
 				m->gosrc.mdata = (const uint8_t *)m->image + sh.sh_offset;
 				m->gosrc.mdata_len = m->size - sh.sh_offset < sh.sh_size
@@ -447,7 +569,7 @@ static int parse_sections(struct module *m)
 		if (err)
 			return err;
 	}
-	return 0;
+	return add_plt_symbols(m, plt, plt_sec, rela_plt);
 }
 
 static int gopcln_read(const void *arg, uint64_t vaddr, void *buf, size_t len)
@@ -717,6 +839,32 @@ int module_read(const struct module *m, uint64_t vaddr, void *buf, size_t len)
 		vaddr += n;
 		len -= n;
 	}
+	return 0;
+}
+
+int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	struct module *mm = (struct module *)m; /* the lazily opened CFI readers */
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr lo, hi;
+
+	if (!m || !m->elf)
+		return -ENOENT;
+	if (!mm->cfi_tried) {
+		mm->cfi_tried = true;
+		mm->cfi = dwarf_getcfi_elf(m->elf);
+		mm->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+		mm->dcfi = mm->dwarf ? dwarf_getcfi(mm->dwarf) : NULL;
+	}
+	if (!(mm->cfi && dwarf_cfi_addrframe(mm->cfi, vaddr, &frame) == 0 && frame) &&
+	    !(mm->dcfi && dwarf_cfi_addrframe(mm->dcfi, vaddr, &frame) == 0 && frame))
+		return -ENOENT;
+	dwarf_frame_info(frame, &lo, &hi, NULL);
+	free(frame);
+	if (!(lo <= vaddr && vaddr < hi))
+		return -ENOENT;
+	*start = lo;
+	*end = hi;
 	return 0;
 }
 

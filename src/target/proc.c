@@ -257,3 +257,13 @@ int proc_explain_perf_error(int err_no, pid_t tid, const char *event,
 	}
 	return -err_no;
 }
+
+const char *proc_kernel_sampling_hint(char *buf, size_t len)
+{
+	long paranoid = 2;
+
+	proc_sysctl_int("kernel/perf_event_paranoid", &paranoid);
+	snprintf(buf, len, "kernel.perf_event_paranoid=%ld; kernel mode needs <= 1, root or "
+		 "CAP_PERFMON: sysctl kernel.perf_event_paranoid=1", paranoid);
+	return buf;
+}

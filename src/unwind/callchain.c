@@ -7,6 +7,7 @@
 #include "pmutop/unwind/callchain.h"
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 
 #include "pmutop/sample/perf_record.h"
 
@@ -37,5 +38,30 @@ unsigned callchain_ips(const struct perf_sample *s, uint64_t *ips, unsigned max,
 		return n;
 	}
 	*outcome = UNWIND_ROOT;
+	return n;
+}
+
+unsigned callchain_kernel_ips(const struct perf_sample *s, uint64_t *ips, unsigned max)
+{
+	bool in_kernel = false;
+	unsigned n = 0;
+
+	if (!max)
+		return 0;
+	if (!s->callchain) {
+		if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+			ips[n++] = s->ip;
+		return n;
+	}
+	for (uint64_t i = 0; i < s->nr_callchain && n < max; i++) {
+		uint64_t a = s->callchain[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			in_kernel = a == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		if (in_kernel && a)
+			ips[n++] = a;
+	}
 	return n;
 }

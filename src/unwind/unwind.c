@@ -353,15 +353,20 @@ static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
 	if (!max)
 		return 0;
 	if (s->abi == 0) {
-		/* No user registers (a kernel thread, or a sample in exit): IP only. */
-		ips[n++] = s->ip;
+		/*
+		 * No user registers (a kernel thread, or a sample in exit): the
+		 * IP only when it is a user one (a kernel IP is the kernel part's).
+		 */
+		if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+			ips[n++] = s->ip;
 		*outcome = UNWIND_NO_REGS;
 		return n;
 	}
-	/* With --kernel, a sample in kernel mode: its IP, then the user stack. */
-	if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER &&
-	    s->ip != s->regs[SAMPLE_IP] && n + 1 < max)
-		ips[n++] = s->ip;
+	/*
+	 * A sample in kernel mode carries the user registers of the syscall
+	 * or interrupt it came from: this is the user stack under it (the
+	 * session stacks the kernel part, callchain_kernel_ips(), on top).
+	 */
 	w.sp = s->regs[SAMPLE_SP];
 	ips[n++] = s->regs[SAMPLE_IP];
 	if (unw_init_remote(&cur, u->as, &w) < 0) {

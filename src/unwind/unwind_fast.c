@@ -482,9 +482,11 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 	bool bp_known = true, exact = true; /* exact: ip is not a return address */
 	unsigned n = 0;
 
-	/* Only plain user-mode samples with registers; the rest go to libunwind. */
-	if (!max || s->abi == 0 ||
-	    (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+	/*
+	 * Samples with user registers (in kernel mode too: they are the user
+	 * state at kernel entry, and the user stack is what is walked here).
+	 */
+	if (!max || s->abi == 0)
 		return 0;
 	f->last_debug_frame = false;
 	f->live_valid = false; /* the target ran on since the last sample */

@@ -91,6 +91,31 @@ static void kernel_then_user(void **state)
 	assert_int_equal(ips[1], 0x401234);
 }
 
+/* The kernel part alone, for stacking on a user stack unwound from registers. */
+static void kernel_part_only(void **state)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL, 0xffffffff81000200ULL,
+				   0xffffffff81000300ULL, PERF_CONTEXT_USER, 0x401234 };
+	struct buf b;
+	struct perf_rec r;
+	uint64_t ips[8];
+
+	(void)state;
+	build(&b, chain, 6);
+	assert_int_equal(perf_record_decode(b.b, b.n, FP_SAMPLE_TYPE, 0, &r), 0);
+	assert_int_equal(callchain_kernel_ips(&r.sample, ips, 8), 3);
+	assert_true(ips[0] == 0xffffffff81000010ULL && ips[2] == 0xffffffff81000300ULL);
+	assert_int_equal(callchain_kernel_ips(&r.sample, ips, 2), 2);
+	/* A user-mode sample without a callchain: nothing; kernel mode: the IP. */
+	r.sample.callchain = NULL;
+	r.sample.nr_callchain = 0;
+	assert_int_equal(callchain_kernel_ips(&r.sample, ips, 8), 0);
+	r.sample.misc = PERF_RECORD_MISC_KERNEL;
+	r.sample.ip = 0xffffffff81000042ULL;
+	assert_int_equal(callchain_kernel_ips(&r.sample, ips, 8), 1);
+	assert_true(ips[0] == 0xffffffff81000042ULL);
+}
+
 static void bounded_by_max_and_zero(void **state)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_USER, 1, 2, 3, 4, 0, 5 };
@@ -157,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(decodes_and_drops_markers),
 		cmocka_unit_test(kernel_then_user),
+		cmocka_unit_test(kernel_part_only),
 		cmocka_unit_test(bounded_by_max_and_zero),
 		cmocka_unit_test(empty_chain_keeps_ip),
 		cmocka_unit_test(oversized_nr_rejected),

@@ -69,7 +69,8 @@ struct pmutop_opts {
 	unsigned max_depth;      /* --max-depth frames */
 	unsigned mmap_pages;     /* --mmap-pages per CPU buffer; 0 = auto */
 	unsigned top_rows;       /* --rows in the text table; 0 = all */
-	bool kernel;             /* --kernel: also sample kernel mode */
+	bool kernel;             /* --kernel: kernel frames or an error (default: where allowed) */
+	bool user_only;          /* --user-only: never kernel mode */
 	bool quiet;              /* -q: no summary on stderr */
 	enum unwind_engine unwind; /* --unwind=snapshot|ptrace|fp */
 	bool stacks;             /* --stacks: print every thread's stack once and exit */

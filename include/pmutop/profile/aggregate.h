@@ -148,6 +148,12 @@ struct agg_info {
 	uint64_t run_samples, run_lost, run_throttled, run_compacted;
 	uint64_t window;            /* window number (0: one profile for the run) */
 	uint64_t outcomes[UNWIND_NOUTCOMES];
+	/*
+	 * What the profile leaves out, in one line for the view header, the
+	 * table and the summary (e.g. user mode only, and the knob that would
+	 * change it); NULL when nothing. Owned by whoever sets it.
+	 */
+	const char *note;
 };
 
 struct aggregate;

@@ -51,6 +51,7 @@ struct top_table {
 	const char *ev_name[PMUTOP_MAX_EVENTS];
 	const char *ev_unit[PMUTOP_MAX_EVENTS];
 	uint64_t ev_total[PMUTOP_MAX_EVENTS];
+	const char *note;  /* agg_info.note: printed above the rows; NULL: none */
 };
 
 /*

@@ -35,7 +35,7 @@ struct sampler_config {
 	struct pmu_event events[PMUTOP_MAX_EVENTS];
 	uint64_t periods[PMUTOP_MAX_EVENTS];
 	bool freq;
-	bool kernel;            /* also sample kernel mode */
+	bool kernel;            /* also sample kernel mode, with the kernel's callchain */
 	unsigned stack_size;    /* bytes of user stack copied per sample */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = auto */
 	bool enable_on_exec;    /* launch mode: start counting at exec */

@@ -20,7 +20,13 @@ struct frame {
 	uint64_t addr;                 /* runtime address (return addr - 1 for callers) */
 	const struct mapping *map;     /* NULL when no mapping contains addr */
 	const char *func;              /* function name; NULL when unknown */
-	uint64_t func_off;             /* addr - function start, when func */
+	uint64_t func_off;             /* addr - function start, when func or func_start */
+	/*
+	 * No symbol, but the unwind tables (.eh_frame/.debug_frame FDE) know
+	 * the function around addr: its runtime start (func_off is addr minus
+	 * it). 0 when unknown. Unnamed code is named and grouped by it.
+	 */
+	uint64_t func_start;
 };
 
 /*
@@ -51,7 +57,10 @@ const char *symbol_cache_note(const struct symbol_cache *c);
 
 /*
  * Name for a frame without a symbol: "module+0xOFF" (module basename and
- * file-relative offset), "[anon]+0x..." or "0xADDR". Returns buf.
+ * file-relative offset) - of the enclosing function's start when the unwind
+ * tables give one (func_start), so all of an unnamed function's addresses
+ * share one name - "[anon]+0x..." or "0xADDR". Every output names unnamed
+ * frames through this. Returns buf.
  */
 const char *symbolize_fallback_name(const struct frame *f, char *buf, size_t len);
 

@@ -74,8 +74,9 @@ int module_bias(const struct module *m, uint64_t map_start, uint64_t map_pgoff,
 		uint64_t *bias);
 
 /*
- * Function containing ELF virtual address vaddr (.symtab, else .dynsym).
- * Returns its name (owned by the module) and the offset into it, or NULL.
+ * Function containing ELF virtual address vaddr (.symtab, else .dynsym;
+ * PLT stubs as "name@plt" from .rela.plt). Returns its name (owned by the
+ * module) and the offset into it, or NULL.
  */
 const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *offset);
 
@@ -85,6 +86,15 @@ const char *module_symbolize(const struct module *m, uint64_t vaddr, uint64_t *o
  */
 const char *module_symbol_extent(const struct module *m, uint64_t vaddr, uint64_t *start,
 				 uint64_t *size);
+
+/*
+ * The function around ELF vaddr vaddr as the unwind tables know it: the
+ * range [*start, *end) of the .eh_frame (else .debug_frame) FDE that covers
+ * it. For code without a symbol (stripped local functions) this is still
+ * one range per function. Returns 0 or -ENOENT. Opens the tables on first
+ * use (libdw); not thread-safe across users of one module.
+ */
+int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
 /* Number of function symbols loaded (0 for stripped objects without .dynsym). */
 size_t module_nsyms(const struct module *m);

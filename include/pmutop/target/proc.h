@@ -49,6 +49,13 @@ int proc_check_target(pid_t pid, char *err, size_t errlen);
  * Explain a perf_event_open() failure for tid in err: errno plus which knob
  * (perf_event_paranoid, hardware PMU absent, fd limits). Returns -err_no.
  */
+/*
+ * Why kernel-mode sampling is refused and which knob allows it, in one
+ * phrase ("kernel.perf_event_paranoid=2; kernel mode needs <= 1, ..."),
+ * written into buf. Returns buf.
+ */
+const char *proc_kernel_sampling_hint(char *buf, size_t len);
+
 int proc_explain_perf_error(int err_no, pid_t tid, const char *event,
 			    char *err, size_t errlen);
 

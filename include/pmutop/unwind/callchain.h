@@ -23,4 +23,12 @@ struct perf_sample;
 unsigned callchain_ips(const struct perf_sample *s, uint64_t *ips, unsigned max,
 		       enum unwind_outcome *outcome);
 
+/*
+ * The kernel part of the sample's callchain (the entries after
+ * PERF_CONTEXT_KERNEL, leaf first, at most max), for stacking on top of a
+ * user stack unwound from the sample's registers. A kernel-mode sample
+ * without a callchain gives its IP alone; a user-mode one gives 0 frames.
+ */
+unsigned callchain_kernel_ips(const struct perf_sample *s, uint64_t *ips, unsigned max);
+
 #endif

@@ -41,10 +41,13 @@ void unwinder_free(struct unwinder *u);
 void unwinder_flush(struct unwinder *u);
 
 /*
- * Walk the stack of sample s. Writes up to max return addresses into ips,
- * leaf first: ips[0] is the sample IP, the others are return addresses
- * (callers should look up ip-1 for them). Returns the number of frames and
- * sets *outcome.
+ * Walk the user stack of sample s. Writes up to max return addresses into
+ * ips, leaf first: ips[0] is the user IP (the sample IP, or for a sample in
+ * kernel mode the user IP the kernel was entered from), the others are
+ * return addresses (callers should look up ip-1 for them). Kernel frames
+ * are not included (callchain_kernel_ips() has them). Returns the number of
+ * frames (0 for a kernel-mode sample without user registers) and sets
+ * *outcome.
  */
 unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 			 uint64_t *ips, unsigned max, enum unwind_outcome *outcome);

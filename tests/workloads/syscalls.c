@@ -1,0 +1,63 @@
+/*
+ * syscalls.c - a syscall-heavy program: about half of its CPU time in the
+ * kernel, in a known kernel function.
+ *
+ * Ground truth: each round reads 64 KiB from /dev/zero (the kernel clears
+ * the user buffer in read_zero / clear_user: kernel time) and then sums the
+ * buffer in user_sum() (user time). The kernel share is whatever this
+ * machine's ratio of the two is, so tests compare it with perf's and with
+ * the process's own user/system CPU time (getrusage), printed at exit as
+ * "utime_s stime_s".
+ *
+ * usage: syscalls [SECONDS]   (default 3)
+ */
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+#define BUF (64 * 1024)
+
+static unsigned char buf[BUF];
+
+WL_NOINLINE static uint64_t user_sum(const unsigned char *p, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i += 16) {
+		s += p[i];
+		__asm__ volatile("" : "+r"(s));
+	}
+	return s;
+}
+
+WL_NOINLINE static ssize_t kernel_read(int fd)
+{
+	return read(fd, buf, BUF);
+}
+
+int main(int argc, char **argv)
+{
+	double secs = wl_arg_double(argc, argv, 1, 3.0), end = wl_now() + secs;
+	int fd = open("/dev/zero", O_RDONLY);
+	struct rusage ru;
+	uint64_t s = 0;
+
+	if (fd < 0) {
+		perror("/dev/zero");
+		return 1;
+	}
+	while (wl_now() < end) {
+		for (int i = 0; i < 64; i++) {
+			if (kernel_read(fd) != BUF)
+				return 1;
+			s += user_sum(buf, BUF);
+		}
+	}
+	wl_sink = s;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("%.3f %.3f\n", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	return 0;
+}
