@@ -265,21 +265,13 @@ static int mapping_module(struct builder *b, uint32_t map_id, struct module **m,
 /* The FDE (call frame information) covering vaddr: a function's extent. */
 static bool fde_extent(struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *size)
 {
-	Dwarf_CFI *cfi = dwarf_getcfi_elf(module_elf(m));
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr s, e;
-	bool ok = false;
+	uint64_t lo, hi;
 
-	if (cfi && dwarf_cfi_addrframe(cfi, vaddr, &fr) == 0 &&
-	    dwarf_frame_info(fr, &s, &e, NULL) >= 0 && e > s) {
-		*start = s;
-		*size = e - s;
-		ok = true;
-	}
-	free(fr);
-	if (cfi)
-		dwarf_cfi_end(cfi);
-	return ok;
+	if (module_fde_range(m, vaddr, &lo, &hi) != 0)
+		return false;
+	*start = lo;
+	*size = hi - lo;
+	return true;
 }
 
 static bool same_binary(const struct agg_mapping *x, const struct agg_mapping *y)

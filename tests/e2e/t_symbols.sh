@@ -66,9 +66,11 @@ run_pmutop fold -q -e task-clock --format folded --dump f.folded -- s/nosym_main
 for f in "$Q" "$TQ"; do
 	grep -q ";$f " f.folded || fail "$f missing from the folded stacks"
 done
-grep -oE 'libnosym\.so\+0x[0-9a-f]+' f.folded | sort -u >fold.names
-grep -vxF -e "$Q" -e "$TQ" fold.names | grep -q . &&
-	{ show fold.names; fail "folded output names other libnosym.so frames"; }
+# Other unnamed libnosym.so frames (its _init, run once) hold almost nothing.
+awk -v q="$Q" -v tq="$TQ" '{ w = $NF; t += w; n = split($1, f, ";")
+	for (i = 1; i <= n; i++) if (f[i] ~ /^libnosym\.so\+/ && f[i] != q && f[i] != tq) { o += w; break } }
+	END { printf "  other libnosym.so frames: %.2f%% of the samples\n", 100 * o / t; exit !(o * 50 < t) }' f.folded ||
+	fail "folded output splits libnosym.so into other frames"
 
 start_bg s/nosym_main 30 fde
 wait_started "$BG_PID"

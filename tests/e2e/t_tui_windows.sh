@@ -161,7 +161,7 @@ keys q
 wait_for "EXIT=0" 10 || problem "q did not exit 0 (idle)"
 
 # ---- TERM=dumb: a note and the table, on the terminal ----
-run_in_pane "clear; TERM=dumb $PMUTOP -p $shares --duration 1.5 2>dumb.err; echo EXIT=\$?"
+run_in_pane "clear; TERM=dumb $PMUTOP -p $shares --duration 1.5 --rows 12 2>dumb.err; echo EXIT=\$?"
 wait_for "EXIT=" 20 || problem "TERM=dumb: pmutop did not finish"
 screen | grep -q "EXIT=0" || problem "TERM=dumb: exit status not 0"
 show dumb.err 3
