@@ -450,6 +450,7 @@ struct pos_key {
 	const char *file;
 	uint32_t function_id, nlines;
 	const struct agg_line *lines;
+	uint64_t exact;            /* agg_location.exact: its address is part of it; else 0 */
 };
 
 static const char *loc_file(const struct aggregate *a, const struct agg_location *l)
@@ -463,7 +464,7 @@ static bool pos_eq(const struct aggregate *a, uint32_t e, const void *key)
 	const struct agg_location *l = &a->locs.v[e];
 
 	if (l->function_id != k->function_id || l->nlines != k->nlines ||
-	    loc_file(a, l) != k->file)
+	    loc_file(a, l) != k->file || (l->exact ? l->address : 0) != k->exact)
 		return false;
 	for (uint32_t i = 0; i < k->nlines; i++)
 		if (l->lines[i].function_id != k->lines[i].function_id ||
@@ -474,8 +475,9 @@ static bool pos_eq(const struct aggregate *a, uint32_t e, const void *key)
 
 static uint32_t pos_hash(const struct pos_key *k)
 {
-	uint64_t h = hash_round(hash_round(0x706f73, (uintptr_t)k->file),
-				((uint64_t)k->nlines << 32) | k->function_id);
+	uint64_t h = hash_round(hash_round(hash_round(0x706f73, (uintptr_t)k->file),
+					   ((uint64_t)k->nlines << 32) | k->function_id),
+				k->exact);
 
 	for (uint32_t i = 0; i < k->nlines; i++)
 		h = hash_round(h, ((uint64_t)k->lines[i].function_id << 32) ^
@@ -485,7 +487,8 @@ static uint32_t pos_hash(const struct pos_key *k)
 
 static struct pos_key loc_pos(const struct aggregate *a, const struct agg_location *l)
 {
-	return (struct pos_key){ loc_file(a, l), l->function_id, l->nlines, l->lines };
+	return (struct pos_key){ loc_file(a, l), l->function_id, l->nlines, l->lines,
+				 l->exact ? l->address : 0 };
 }
 
 /*
@@ -525,6 +528,7 @@ static int location_push(struct aggregate *a, uint32_t mapping_id, uint64_t addr
 	l->function_id = function_id;
 	l->nlines = 0;
 	l->lines = NULL;
+	l->exact = false;
 	a->loc_canon.v[a->loc_canon.n++] = 0;
 	a->locs.n++;
 	*id = l->id;
@@ -650,6 +654,8 @@ static int address_new(struct aggregate *a, const struct frame *f,
 	err = location_push(a, k->mapping_id, k->address, fid, &id);
 	if (err)
 		return err;
+	/* No symbol: a location per address until debug info names it. */
+	a->locs.v[id - 1].exact = !f->func;
 	canon = id;
 	if (!pending) {
 		/* No lines to wait for: its position is known now. */
@@ -1357,6 +1363,7 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 			l->lines = lines;
 			l->nlines = n;
 			l->function_id = lines[0].function_id;
+			l->exact = false;
 		} else if (l->mapping_id) {
 			struct agg_mapping *am = &a->maps.v[l->mapping_id - 1];
 
@@ -1502,6 +1509,7 @@ static int copy_location(struct copy *c, uint32_t old, uint32_t *id)
 	nl = &c->b->locs.v[nid - 1];
 	nl->nlines = ol->nlines;
 	nl->lines = lines;
+	nl->exact = ol->exact;
 	err = pos_canonical(c->b, nid, &canon);
 	if (err)
 		return err;

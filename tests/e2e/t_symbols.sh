@@ -60,6 +60,10 @@ pprof -raw d.pb.gz 2>/dev/null | grep -E "libnosym\.so $BID" >/dev/null ||
 pprof -raw d.pb.gz 2>/dev/null | awk '/^Locations/ { l = 1; next } /^Mappings/ { l = 0 }
 	l && /libnosym\.so\+/ && !($2 ~ /^0x[0-9a-f]+$/ && $3 ~ /^M=[0-9]+$/) { bad = 1 }
 	END { exit bad }' || fail "an unnamed location lacks its address or mapping"
+# One location per sampled address (a later symbolizer needs them), one function.
+NLOC=$(pprof -raw d.pb.gz 2>/dev/null | grep -cF " $TQ ")
+info "$TQ: $NLOC locations in the dump"
+(( NLOC > 1 )) || fail "the dump keeps one address for all of $TQ"
 
 run_pmutop fold -q -e task-clock --format folded --dump f.folded -- s/nosym_main "$DUR" fde
 (( RC == 0 )) || fail "pmutop --format folded exited with status $RC"

@@ -66,6 +66,12 @@ struct agg_location {
 	                          with lines, that of lines[0] (innermost) */
 	uint32_t nlines;       /* 0: no debug info, the one line is function_id */
 	const struct agg_line *lines; /* nlines entries, innermost first */
+	/*
+	 * Code without a symbol or debug info: one location per address (the
+	 * function, named by its FDE start, groups them), so the profile keeps
+	 * every address for a later symbolizer (issue 13).
+	 */
+	bool exact;
 };
 
 struct agg_stack {
