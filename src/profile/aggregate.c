@@ -254,6 +254,14 @@ struct aggregate {
 	VEC(struct agg_address) addrs; /* address table and leaf histogram */
 	VEC(uint32_t) loc_canon;       /* per location: 0, or the id it merged into */
 	/*
+	 * Per function id: 0, or the function debug info showed it to be (the
+	 * same name with its source file), so that addresses named from the
+	 * symbol table alone and those DWARF resolved are one function in
+	 * every output (issue 13.4). Indexed by id; fredir_n entries.
+	 */
+	uint32_t *fredir;
+	size_t fredir_n;
+	/*
 	 * Locations whose debug info is still to be looked up: the mapping they
 	 * were seen in (maps keep every mapping until the session ends).
 	 */
@@ -545,6 +553,33 @@ static bool m_has_debuginfo(const struct mapping *m)
 	return m && m->mod && m->dbg && debuginfo_prepare(m->dbg, m);
 }
 
+/* The function fid stands for now (see aggregate.fredir). */
+static uint32_t func_redirected(const struct aggregate *a, uint32_t fid)
+{
+	for (int hops = 0; hops < 4 && fid < a->fredir_n && a->fredir[fid]; hops++)
+		fid = a->fredir[fid];
+	return fid;
+}
+
+/* Record that function from is function to (same name, source file known). */
+static int func_redirect(struct aggregate *a, uint32_t from, uint32_t to)
+{
+	if (from == to || func_redirected(a, to) == from)
+		return 0;
+	if (from >= a->fredir_n) {
+		size_t n = a->funcs.n + 1 > from + 1 ? a->funcs.n + 1 : from + 1;
+		uint32_t *v = realloc(a->fredir, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + a->fredir_n, 0, (n - a->fredir_n) * sizeof(*v));
+		a->fredir = v;
+		a->fredir_n = n;
+	}
+	a->fredir[from] = to;
+	return 0;
+}
+
 static bool is_mangled(const char *s)
 {
 	return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
@@ -648,6 +683,7 @@ static int address_new(struct aggregate *a, const struct frame *f,
 	err = function_intern_sym(a, name, file, 0, &fid);
 	if (err)
 		return err;
+	fid = func_redirected(a, fid);
 	if (index_reserve(&a->addr_ix, &grown) || VEC_RESERVE(a->addrs) ||
 	    (pending && VEC_RESERVE(a->pending)))
 		return -ENOMEM;
@@ -845,6 +881,7 @@ void aggregate_free(struct aggregate *a)
 	free(a->pending.v);
 	free(a->addrs.v);
 	free(a->loc_canon.v);
+	free(a->fredir);
 	free(a->addr_ix.slots);
 	free(a->map_ix.slots);
 	free(a->func_ix.slots);
@@ -1333,6 +1370,7 @@ size_t aggregate_pending_lines(const struct aggregate *a)
 static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *arg), void *arg)
 {
 	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
+	bool redirected = false;
 	size_t i;
 	int err = 0;
 
@@ -1360,6 +1398,15 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 			break; /* ENOMEM: the rest stay pending */
 		l = &a->locs.v[p->loc_id - 1];
 		if (n) {
+			uint32_t phys = lines[n - 1].function_id;
+
+			/* The symbol's function is the one DWARF names: one function. */
+			if (l->function_id != phys &&
+			    (p->unnamed || strcmp(a->funcs.v[l->function_id - 1].name,
+						  a->funcs.v[phys - 1].name) == 0) &&
+			    (err = func_redirect(a, l->function_id, phys)) != 0)
+				break;
+			redirected |= l->function_id != phys;
 			l->lines = lines;
 			l->nlines = n;
 			l->function_id = lines[0].function_id;
@@ -1388,6 +1435,11 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 	if (i) /* pending.v is NULL when nothing was ever pending (UB for memmove) */
 		memmove(a->pending.v, a->pending.v + i, (a->pending.n - i) * sizeof(*a->pending.v));
 	a->pending.n -= i;
+	/* Locations still named from the symbol alone follow (one row per function). */
+	if (redirected)
+		for (size_t k = 0; k < a->locs.n; k++)
+			if (!a->locs.v[k].nlines)
+				a->locs.v[k].function_id = func_redirected(a, a->locs.v[k].function_id);
 	return err;
 }
 
@@ -1787,6 +1839,14 @@ static int compact(struct aggregate *a)
 	if ((err = copy_threads(&c, fold)) || (err = copy_stacks(&c, ids, idcap + 2)) ||
 	    (err = copy_addresses(&c)))
 		goto out;
+	/* Redirects of functions the copy still has. */
+	for (uint32_t f = 1; f < a->fredir_n; f++)
+		if (a->fredir[f] && c.func[f - 1] && a->fredir[f] <= a->funcs.n) {
+			uint32_t to;
+			if ((err = copy_function(&c, a->fredir[f], &to)) ||
+			    (err = func_redirect(b, c.func[f - 1], to)))
+				goto out;
+		}
 	/* Swap the insides: a keeps its address, the old contents go. */
 	tmp = *a;
 	b->generation = a->generation + 1;
