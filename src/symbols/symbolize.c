@@ -22,7 +22,6 @@
 static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *f)
 {
 	const struct mapping *map;
-
 	uint64_t lo, hi;
 
 	f->func = NULL;
