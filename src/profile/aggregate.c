@@ -1839,12 +1839,13 @@ static int compact(struct aggregate *a)
 	if ((err = copy_threads(&c, fold)) || (err = copy_stacks(&c, ids, idcap + 2)) ||
 	    (err = copy_addresses(&c)))
 		goto out;
-	/* Redirects of functions the copy still has. */
-	for (uint32_t f = 1; f < a->fredir_n; f++)
-		if (a->fredir[f] && c.func[f - 1] && a->fredir[f] <= a->funcs.n) {
-			uint32_t to;
-			if ((err = copy_function(&c, a->fredir[f], &to)) ||
-			    (err = func_redirect(b, c.func[f - 1], to)))
+	/* Every redirect: addresses named later must still land on the DWARF function. */
+	for (uint32_t f = 1; f < a->fredir_n && f <= a->funcs.n; f++)
+		if (a->fredir[f] && a->fredir[f] <= a->funcs.n) {
+			uint32_t from, to;
+			if ((err = copy_function(&c, f, &from)) ||
+			    (err = copy_function(&c, a->fredir[f], &to)) ||
+			    (err = func_redirect(b, from, to)))
 				goto out;
 		}
 	/* Swap the insides: a keeps its address, the old contents go. */
