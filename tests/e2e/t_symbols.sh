@@ -82,7 +82,8 @@ run_pmutop st --stacks -p "$BG_PID"
 kill "$BG_PID" 2>/dev/null
 (( RC == 0 )) || { show st.err; fail "--stacks exited with status $RC"; }
 show st.out 8
-grep -qF -e "$Q " -e "$TQ " st.out || fail "--stacks does not name the frame $Q or $TQ"
+awk -v q="$Q" -v tq="$TQ" '{ for (i = 1; i <= NF; i++) if ($i == q || $i == tq) ok = 1 } END { exit !ok }' st.out ||
+	fail "--stacks does not name the frame $Q or $TQ"
 grep -oE 'libnosym\.so\+0x[0-9a-f]+' st.out | grep -vxF -e "$Q" -e "$TQ" | grep -q . &&
 	fail "--stacks names a libnosym.so frame the profile does not"
 
