@@ -325,3 +325,19 @@ shares_table() {
 	json_get "$1" 'o.shares.rows.map(r => "    " + r.name + " matched " + r.matched + "% -> " + r.share + "% of the ten (want " + r.want + "%)").join("\n")'
 	info "max error $(json_get "$1" o.shares.max_error_pp) pp"
 }
+
+# http_start ARGS...: run `$PMUTOP --http ARGS` in the background (stderr in
+# server.err, killed after ${HTTP_TIMEOUT:-100} s), wait for the loopback
+# address it prints; sets SRV (its pid) and PORT, or fails the test.
+http_start() {
+	timeout -k 5 "${HTTP_TIMEOUT:-100}" "$PMUTOP" --http "$@" 2>server.err &
+	SRV=$!
+	E2E_BG_PIDS+=("$SRV")
+	PORT=
+	for _ in $(seq 100); do
+		PORT=$(grep -o 'http://127\.0\.0\.1:[0-9]*' server.err 2>/dev/null | head -1 | sed 's/.*://')
+		[[ -n $PORT ]] && break
+		sleep 0.05
+	done
+	[[ -n $PORT ]] || { show server.err; fail "the server did not report its address (loopback)"; }
+}

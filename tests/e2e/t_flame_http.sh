@@ -19,16 +19,7 @@ command -v curl >/dev/null || fail "curl not installed (make deps)"
 start_bg "$W/shares" 120
 WL=$BG_PID
 wait_started "$WL"
-timeout -k 5 110 "$PMUTOP" --http 127.0.0.1:0 -p "$WL" 2>server.err &
-SRV=$!
-E2E_BG_PIDS+=("$SRV")
-PORT=
-for _ in $(seq 100); do
-	PORT=$(grep -o 'http://127\.0\.0\.1:[0-9]*' server.err 2>/dev/null | head -1 | sed 's/.*://')
-	[[ -n $PORT ]] && break
-	sleep 0.05
-done
-[[ -n $PORT ]] || { show server.err; fail "the server did not report its address"; }
+HTTP_TIMEOUT=110 http_start 127.0.0.1:0 -p "$WL"
 U=http://127.0.0.1:$PORT/debug/pprof
 info "server on $U (shares pid $WL)"
 

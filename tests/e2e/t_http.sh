@@ -29,16 +29,7 @@ start_bg "$W/shares" 120
 WL=$BG_PID
 wait_started "$WL"
 
-timeout -k 5 100 "$PMUTOP" --http :0 --http-max-seconds 20 -p "$WL" 2>server.err &
-SRV=$!
-E2E_BG_PIDS+=("$SRV")
-PORT=
-for _ in $(seq 100); do
-	PORT=$(grep -o 'http://127\.0\.0\.1:[0-9]*' server.err 2>/dev/null | head -1 | sed 's/.*://')
-	[[ -n $PORT ]] && break
-	sleep 0.05
-done
-[[ -n $PORT ]] || { show server.err; fail "the server did not report its address (loopback)"; }
+http_start :0 --http-max-seconds 20 -p "$WL"
 U=http://127.0.0.1:$PORT
 info "server $SRV on $U (shares pid $WL)"
 
