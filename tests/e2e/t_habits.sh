@@ -22,9 +22,9 @@ DUR=0.3
 PM_TIMEOUT=30
 errs=0
 
-# Four threads mt0..mt3 waking every 10 ms to spin ~1 ms: samples for
+# Four threads mt0..mt3 waking every 10 ms to spin ~0.25 ms: samples for
 # task-clock without loading the machine.
-start_bg "$W/many_threads" 4 600 10 400000
+start_bg "$W/many_threads" 4 600 10 100000
 PID=$BG_PID
 wait_started "$PID"
 for _ in $(seq 100); do
