@@ -357,7 +357,8 @@ static int mapping_intern(struct aggregate *a, const struct mapping *m, uint32_t
 	sl = index_probe(&a->map_ix, h, map_eq, a, &key);
 	if (!sl->ref) {
 		file = str_intern(a, m->path ? m->path : "");
-		build_id = str_intern(a, m->mod ? module_build_id(m->mod) : "");
+		build_id = str_intern(a, m->mod ? module_build_id(m->mod)
+					     : m->build_id ? m->build_id : "");
 		if (!file || !build_id || index_reserve(&a->map_ix, &grown) ||
 		    VEC_RESERVE(a->maps) || VEC_RESERVE(a->map_keys))
 			return -ENOMEM;

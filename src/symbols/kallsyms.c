@@ -263,6 +263,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 		ks->nsyms = 0;
 	if (!path)
 		read_build_id(ks);
+	ks->maps[0].build_id = ks->build_id[0] ? ks->build_id : NULL;
 	finish(ks, etext);
 	return ks;
 fail:

@@ -49,6 +49,13 @@ grep -q "user mode only\|kernel frames unnamed" k.err && fail "a kernel note as 
 pprof -raw k.pb.gz >k.raw 2>/dev/null || fail "go tool pprof cannot read the profile"
 grep -qE '^ *[0-9]+: 0xffff[0-9a-f]+/0x[0-9a-f]+/0x0 \[kernel\.kallsyms\]' k.raw ||
 	fail "no [kernel.kallsyms] mapping in the profile"
+# The mapping carries the running kernel's build-id (/sys/kernel/notes).
+NOTES=$(od -A n -t x1 -v /sys/kernel/notes 2>/dev/null | tr -d ' \n')
+KBID=""
+[[ $NOTES == *03000000474e5500* ]] && { KBID=${NOTES#*03000000474e5500}; KBID=${KBID:0:40}; }
+if [[ -n $KBID ]]; then
+	grep -qE "\[kernel\.kallsyms\] $KBID" k.raw || fail "the [kernel.kallsyms] mapping lacks build-id $KBID"
+fi
 pprof -top k.pb.gz >k.top 2>/dev/null
 show k.top 18
 grep -qE ' (read_zero|clear_user|__clear_user|rep_stos_alternative)$' k.top ||

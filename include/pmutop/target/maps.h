@@ -29,6 +29,7 @@ struct mapping {
 	struct module *mod;     /* ELF file behind it, or NULL (anon, unreadable) */
 	uint64_t bias;          /* runtime address - ELF vaddr, valid when mod */
 	struct debuginfo *dbg;  /* the target's DWARF reader (debuginfo.h), or NULL */
+	const char *build_id;   /* without mod: hex build-id (the kernel's), or NULL */
 };
 
 struct maps;
