@@ -58,10 +58,12 @@ unshare -m -p -f --propagation private --mount-proc -- bash -c '
 	mount --bind "$1/jbin" /srv && mount -t tmpfs tmpfs /tmp && exec /srv/jit_ct "$2"' \
 	ns "$T" $((DUR + 6)) &
 E2E_BG_PIDS+=("$!")
+# Found by its name (one pgrep), not by reading every /proc/PID/exe: on a
+# loaded machine a readlink per process per try took minutes.
 JPID=
-for _ in $(seq 100); do
-	for p in /proc/[0-9]*; do
-		[[ $(readlink "$p/exe" 2>/dev/null) == /srv/jit_ct ]] && JPID=${p#/proc/}
+for _ in $(seq 200); do
+	for p in $(pgrep -x jit_ct); do
+		[[ $(readlink "/proc/$p/exe" 2>/dev/null) == /srv/jit_ct ]] && JPID=$p
 	done
 	[[ -n $JPID ]] && break
 	sleep 0.05
