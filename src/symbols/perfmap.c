@@ -12,7 +12,8 @@
  * with O_NOFOLLOW, must be a regular file owned by root, by the target's
  * user or by us, and at most PERFMAP_MAX_BYTES of it are read. Because
  * names outlive re-reads, a target that keeps rewriting its map could grow
- * pmutop without bound: a rewrite is parsed at most once a second, and
+ * pmutop without bound: a rewrite is parsed at most once a second (and
+ * after a slow parse, only after five times as long), and
  * once PERFMAP_MAX_TOTAL bytes of names and entries are held the file is
  * not read again (perfmap_note() says so).
  */
@@ -78,6 +79,7 @@ struct perfmap {
 
 	uint64_t held;          /* bytes of names and entries allocated, ever */
 	uint64_t last_rewrite;  /* when a rewritten file was last parsed */
+	uint64_t parse_ns;      /* how long that parse took */
 	unsigned rewrites, deferred;
 	bool capped;            /* held reached PERFMAP_MAX_TOTAL: no more reading */
 };
@@ -319,7 +321,7 @@ static int open_map(const struct perfmap *pm)
 static void refresh(struct perfmap *pm)
 {
 	struct stat st;
-	bool append;
+	bool append, rewrite = false;
 	size_t before = pm->n, want, got = 0;
 	char *buf;
 	int fd;
@@ -340,13 +342,18 @@ static void refresh(struct perfmap *pm)
 	if (!append && pm->loaded) {
 		uint64_t now = mono_ns();
 
-		/* Keep the old names a while: a churning file costs one parse a second. */
-		if (now - pm->last_rewrite < REWRITE_INTERVAL_NS) {
+		/*
+		 * Keep the old names a while: a churning file costs one parse a
+		 * second, and never more than a fifth of the time (slow parses).
+		 */
+		if (now - pm->last_rewrite < REWRITE_INTERVAL_NS ||
+		    now - pm->last_rewrite < 5 * pm->parse_ns) {
 			pm->deferred++;
 			goto out;
 		}
 		pm->last_rewrite = now;
 		pm->rewrites++;
+		rewrite = true;
 	}
 	if (!append) {
 		pm->n = 0; /* names stay allocated: frames may still point at them */
@@ -379,6 +386,8 @@ static void refresh(struct perfmap *pm)
 	free(buf);
 	if (pm->n > before)
 		qsort(pm->v, pm->n, sizeof(*pm->v), entry_cmp);
+	if (rewrite)
+		pm->parse_ns = mono_ns() - pm->last_rewrite;
 out:
 	close(fd);
 }
