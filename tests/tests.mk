@@ -81,6 +81,14 @@ $(WL_EVENTS): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
 WL_FAULT     := $(addprefix $(WORKLOAD_DIR)/,fault_exec fault_fork churn garbage_stack)
 workloads: $(WL_FAULT)
 
+# Issue 23: a churning service (thread renewal, deep random recursion,
+# dlopen/dlclose of libhot.so, mmap churn) for t_rss_flat and make bench.
+workloads: $(WORKLOAD_DIR)/longrun $(WORKLOAD_DIR)/libhot.so
+$(WORKLOAD_DIR)/longrun: $(WL_SRC)/longrun.c $(WL_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WL_CFLAGS) $(WL_FP) -o $@ $< -ldl
+
 $(WL_FAULT): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"

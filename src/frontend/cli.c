@@ -460,6 +460,10 @@ static const struct cli_option opts_table[] = {
 	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
 	  .help = "with --dump-every: keep the N newest window profiles, remove older ones "
 		  "(default: keep all)" },
+	{ .name = "max-stacks", .arg = "N", .handle = h_unsigned, .off = F(max_stacks), .min = 100,
+	  .max = 100000000, .group = CLI_GROUP_OUTPUT, .verbs = SAMPLING,
+	  .help = "memory cap: distinct stacks kept (default 20000); past it the rarest keep "
+		  "only their leaf under a [compacted] caller, counted in the summary" },
 	{ .name = "dump-split", .handle = h_flag, .off = F(dump_split),
 	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
 	  .help = "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)" },

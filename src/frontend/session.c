@@ -780,6 +780,13 @@ static int release_command(struct session *s, int *go_fd, int *status_fd, char *
 /* Sampling starts now: clocks, the deadline, the first rescan. */
 static void start_clocks(struct session *s)
 {
+	if (s->o->max_stacks) {
+		struct agg_limits lim;
+
+		aggregate_get_limits(s->agg, &lim);
+		lim.max_stacks = s->o->max_stacks;
+		aggregate_set_limits(s->agg, &lim);
+	}
 	s->start_mono = s->window_mono = now_ns(CLOCK_MONOTONIC);
 	s->next_maintain = s->start_mono + MAINTAIN_INTERVAL_NS;
 	s->start_cpu = cpu_seconds();

@@ -856,7 +856,7 @@ struct aggregate *aggregate_new(void)
 		return NULL;
 	a->info.event = "events";
 	a->info.event_unit = "count";
-	a->lim = (struct agg_limits){ .max_stacks = 50000, .max_addresses = 262144,
+	a->lim = (struct agg_limits){ .max_stacks = 20000, .max_addresses = 262144,
 				      .max_exited = 64, .max_names = 256 };
 	if (index_init(&a->map_ix, 64) || index_init(&a->func_ix, 1024) ||
 	    index_init(&a->loc_ix, 4096) || index_init(&a->stack_ix, 4096) ||
