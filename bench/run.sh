@@ -2,6 +2,7 @@
 # bench/run.sh - pmutop side by side with perf; writes bench/RESULTS.md.
 #
 #   make bench                      build, then the full run (<= ~15 min)
+#                                   + bench/longrun.py (BENCH_LONG_MINUTES, default 10)
 #   BENCH_QUICK=1 bash bench/run.sh ~2 minute version (preliminary figures)
 #
 # The measurements are in bench/bench.py (python3, stdlib only; helpers in
@@ -43,4 +44,9 @@ if ! command -v perf >/dev/null 2>&1; then
 fi
 
 export PMUTOP=$p WORKLOAD_DIR=$wd
-exec python3 "$REPO/bench/bench.py" "$@"
+rc=0
+python3 "$REPO/bench/bench.py" "$@" || rc=$?
+# Long runs (issue 23): RSS and CPU curves, BENCH_LONG_MINUTES (default 10,
+# 60 for the optional long run, 0 skips).
+python3 "$REPO/bench/longrun.py" || rc=$?
+exit $rc

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""longrun.py - pmutop's memory and CPU over a long run (issue 23).
+
+Two churning targets side by side, each profiled by its own pmutop:
+  - longrun (tests/workloads/longrun.c): deep random recursion, a thread
+    pool renewed every 1-3 s, dlopen/dlclose, mmap churn;
+  - bench/targets/churn_service.py (Debian python3): random-depth
+    recursion, four threads renewed every 1-5 s, dicts built and freed.
+Every 30 s: pmutop's RSS (anonymous and file-backed) and CPU; at the end
+the samples/s, pmutop CPU per 1,000 samples/s, and how long
+`go tool pprof -top` and `pmutop --load` take to open the profile.
+Writes its section of bench/RESULTS.md between its own markers.
+
+Environment: PMUTOP, WORKLOAD_DIR (run.sh sets them), BENCH_LONG_MINUTES
+(default 10; 60 for the optional long run; 0 skips), BENCH_RESULTS,
+BENCH_LONG_PERIOD (task-clock period, default 250000 ns).
+"""
+import datetime
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PMUTOP = os.environ.get("PMUTOP") or os.path.join(REPO, "pmutop")
+WL = os.environ.get("WORKLOAD_DIR") or os.path.join(REPO, "build", "workloads")
+RESULTS = os.environ.get("BENCH_RESULTS") or os.path.join(REPO, "bench", "RESULTS.md")
+MINUTES = float(os.environ.get("BENCH_LONG_MINUTES", "10"))
+PERIOD = os.environ.get("BENCH_LONG_PERIOD", "250000")
+BEGIN = "<!-- BEGIN bench/longrun.py output -->"
+END = "<!-- END bench/longrun.py output -->"
+
+
+def status(pid):
+    out = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("VmRSS", "RssAnon", "RssFile"):
+                    out[k] = int(v.split()[0])
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        out["cpu"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return out
+
+
+def timed(cmd):
+    t = time.monotonic()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    kb = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "0"
+    return time.monotonic() - t, int(kb) if kb.isdigit() else 0, r.returncode
+
+
+def main():
+    if MINUTES <= 0:
+        print("longrun: BENCH_LONG_MINUTES=0, skipped")
+        return 0
+    secs = int(MINUTES * 60)
+    work = tempfile.mkdtemp(prefix="pmutop-longrun.")
+    targets = {
+        "longrun (C)": [os.path.join(WL, "longrun"), str(secs + 60)],
+        "churn_service.py": ["python3", os.path.join(REPO, "bench", "targets",
+                                                     "churn_service.py"), str(secs + 60)],
+    }
+    runs = {}
+    for name, cmd in targets.items():
+        t = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        prof = os.path.join(work, re.sub(r"\W+", "_", name) + ".pb.gz")
+        err = open(prof + ".err", "w")
+        p = subprocess.Popen(["nice", PMUTOP, "-e", "task-clock", "--period", PERIOD, "-p",
+                              str(t.pid), "--duration", str(secs), "--dump", prof],
+                             stdout=subprocess.DEVNULL, stderr=err)
+        runs[name] = {"target": t, "pm": p, "prof": prof, "err": prof + ".err", "curve": []}
+    t0 = time.monotonic()
+    while any(r["pm"].poll() is None for r in runs.values()):
+        el = time.monotonic() - t0
+        for r in runs.values():
+            if r["pm"].poll() is None:
+                s = status(r["pm"].pid)
+                if s:
+                    r["curve"].append((el, s))
+        time.sleep(30 - (time.monotonic() - t0) % 30)
+    for r in runs.values():
+        r["target"].kill()
+        r["target"].wait()
+    lines = [BEGIN, "",
+             f"_Written by `bench/longrun.py` ({MINUTES:g} min), "
+             f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; 1-minute load average "
+             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end._", "",
+             "## Long runs: pmutop's memory and CPU over time (issue 23)", "",
+             f"Both targets profiled at once, each by its own `nice pmutop -e task-clock "
+             f"--period {PERIOD} -p PID --duration {secs} --dump F` (default caps). RSS in MiB "
+             "(anonymous + file-backed: the file part is mostly libdw's mapped debug files, "
+             "e.g. libc6-dbg). CPU: pmutop's, % of one core over each 30 s.", ""]
+    for name, r in runs.items():
+        with open(r["err"]) as f:
+            err = f.read()
+        m = re.search(r"(\d+) samples of .* in ([\d.]+) s", err)
+        lost = re.search(r"; lost (\d+)", err)
+        cap = re.search(r"memory cap: (.*)", err)
+        samples, dur = (int(m.group(1)), float(m.group(2))) if m else (0, 1)
+        cpu_total = r["curve"][-1][1]["cpu"] if r["curve"] else 0
+        rate = samples / dur if dur else 0
+        lines += [f"### {name}", "", "| t (s) | RSS | anon | file | CPU % |", "|---|---|---|---|---|"]
+        prev = (0, 0)
+        for el, s in r["curve"]:
+            cpu = 100 * (s["cpu"] - prev[1]) / max(el - prev[0], 1e-9)
+            prev = (el, s["cpu"])
+            lines.append(f"| {el:.0f} | {s.get('VmRSS', 0) / 1024:.1f} | "
+                         f"{s.get('RssAnon', 0) / 1024:.1f} | {s.get('RssFile', 0) / 1024:.1f} | "
+                         f"{cpu:.1f} |")
+        size = os.path.getsize(r["prof"]) if os.path.exists(r["prof"]) else 0
+        tp, kp, rcp = timed(["go", "tool", "pprof", "-symbolize=none", "-top", r["prof"]])
+        tl, kl, rcl = timed([PMUTOP, "--load", r["prof"]])
+        per1k = 100 * cpu_total / dur / (rate / 1000) if rate else 0
+        lines += ["",
+                  f"- {samples:,} samples in {dur:.0f} s ({rate:.0f}/s), lost "
+                  f"{lost.group(1) if lost else '?'}; pmutop CPU {100 * cpu_total / dur:.2f}% "
+                  f"of a core = {per1k:.2f}% per 1,000 samples/s",
+                  f"- {cap.group(1) if cap else 'nothing merged'}",
+                  f"- profile {size / 1024:.0f} KiB: `go tool pprof -top` {tp:.1f} s, "
+                  f"{kp / 1024:.0f} MiB (status {rcp}); `pmutop --load` {tl:.1f} s, "
+                  f"{kl / 1024:.0f} MiB (status {rcl})", ""]
+    lines.append(END)
+    text = open(RESULTS).read() if os.path.exists(RESULTS) else "# pmutop benchmarks\n"
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + "\n".join(lines) + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
+    with open(RESULTS, "w") as f:
+        f.write(text)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
