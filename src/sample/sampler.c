@@ -320,14 +320,12 @@ static void build_attr(struct sampler *s, unsigned k)
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(s->bufs[0].size / 4);
-	if (s->cfg.stack_mode == SAMPLER_STACK_COPY && s->cfg.kernel) {
-		/*
-		 * Kernel frames: the kernel walks its own stack (the kernel part
-		 * of the callchain); the user part is unwound from the stack copy.
-		 */
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-	}
+	/*
+	 * Kernel frames (cfg.kernel): the kernel walks its own stack (the
+	 * kernel part of the callchain above); the user part stays too, for
+	 * Go's stack switches, while the user stack itself is unwound from the
+	 * stack copy.
+	 */
 	if (s->cfg.stack_mode != SAMPLER_STACK_COPY) {
 		/* fp / ptrace engines: no register or stack copy (sampler.h). */
 		a->sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
