@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 				unblock_stop_signals(&old);
 			return mode == MODE_TOP ? record_run(&opts) : load_run(&opts);
 		}
+		opts.live_view = true; /* the terminal stays pmutop's (session.c) */
 		return tui_run(&opts);
 	case MODE_LOAD_TABLE:
 		unblock_stop_signals(&old);

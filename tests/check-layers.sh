@@ -18,12 +18,6 @@ declare -A RANK=([target]=1 [sample]=2 [unwind]=3 [symbols]=4 [profile]=5
 # "file -> header": why it is allowed. Keep this list short; each entry is
 # a debt with an owner issue.
 declare -A ALLOWED=(
-	# A process's address space owns its symbol sources (JIT map, DWARF
-	# reader) because they live and die with it; maps.c only creates and
-	# frees them, never looks anything up. Goes away when a per-process
-	# object (issue 21) owns maps and symbol sources side by side.
-	["src/target/maps.c -> symbols/debuginfo"]=1
-	["src/target/maps.c -> symbols/perfmap"]=1
 	# The ptrace engine names the function a sample was taken in to
 	# measure skid (sample IP vs stop IP); statistics only, not the stack.
 	["src/unwind/ptrace_engine.c -> symbols/symbolize"]=1

@@ -287,6 +287,9 @@ static void finish(struct tui *t)
 				o->dump);
 		}
 	}
+	/* Transparent like time(1): the command's status unless pmutop failed. */
+	if (!t->exit_code && session_command_exit_code(&st) >= 0)
+		t->exit_code = session_command_exit_code(&st);
 	if (o->cmd && st.exit_status >= 0) {
 		if (WIFEXITED(st.exit_status))
 			fprintf(stderr, "pmutop: %s exited with status %d\n", o->cmd[0],

@@ -146,13 +146,34 @@ static int h_word(struct cli_ctx *c, const struct cli_option *opt, const char *a
 
 /* ---- handlers of one option each ---- */
 
+/* -p PID or -p PID,PID,... (perf's syntax); repeated -p adds to the list. */
 static int h_pid(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
-	uint64_t v;
+	const char *p = arg;
 
-	if (opt_u64(c, opt, arg, &v))
-		return -EINVAL;
-	c->o->pid = (pid_t)v;
+	do {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char one[32];
+		uint64_t v;
+
+		if (len == 0 || len >= sizeof(one)) {
+			snprintf(c->err, c->errlen, "invalid pid list \"%s\" (expected PID or PID,PID,...)",
+				 arg);
+			return -EINVAL;
+		}
+		memcpy(one, p, len);
+		one[len] = 0;
+		if (opt_u64(c, opt, one, &v))
+			return -EINVAL;
+		if (c->o->npids == PMUTOP_MAX_PIDS) {
+			snprintf(c->err, c->errlen, "too many pids for -p (at most %d)", PMUTOP_MAX_PIDS);
+			return -EINVAL;
+		}
+		c->o->pids[c->o->npids++] = (pid_t)v;
+		p = comma ? comma + 1 : NULL;
+	} while (p);
+	c->o->pid = c->o->pids[0];
 	return 0;
 }
 
@@ -407,8 +428,24 @@ static int h_print_completion(struct cli_ctx *c, const struct cli_option *opt, c
 static const struct cli_option opts_table[] = {
 	{ .name = "pid", .short_name = 'p', .arg = "PID", .handle = h_pid, .min = 1,
 	  .max = 4194304, .group = CLI_GROUP_TARGET, .complete = CLI_COMPLETE_PID,
-	  .help = "profile the running process PID (all its threads; a thread id means its "
-		  "process, as in perf)" },
+	  .help = "profile the running process PID (all its threads, and the processes it "
+		  "starts from now on; a thread id means its process, as in perf); PID,PID,... "
+		  "profiles several" },
+	{ .name = "all-cpus", .short_name = 'a', .handle = h_flag, .off = F(system_wide),
+	  .group = CLI_GROUP_TARGET, .verbs = SAMPLING,
+	  .help = "profile the whole machine: every process on every CPU (needs root, "
+		  "CAP_PERFMON or kernel.perf_event_paranoid<=0); with a command, while it runs" },
+	{ .name = "no-children", .handle = h_flag, .off = F(no_children),
+	  .group = CLI_GROUP_TARGET, .verbs = SAMPLING,
+	  .help = "profile only the target processes, not the processes they start (by "
+		  "default children are followed through fork and exec)" },
+	{ .name = "subprocesses", .handle = h_flag, .off = F(subprocesses),
+	  .group = CLI_GROUP_TARGET, .verbs = SAMPLING,
+	  .help = "with -p, also attach to the descendants that already run (py-spy's flag)" },
+	{ .name = "max-processes", .arg = "N", .handle = h_unsigned, .off = F(max_processes),
+	  .min = 1, .max = 1000000, .group = CLI_GROUP_TARGET, .verbs = SAMPLING,
+	  .help = "follow at most N processes at once (default 4096); more are counted as "
+		  "not followed" },
 	{ .name = "tid", .short_name = 't', .arg = "TID[,TID]", .handle = h_tid, .min = 1,
 	  .max = 4194304, .group = CLI_GROUP_TARGET, .complete = CLI_COMPLETE_PID,
 	  .verbs = SAMPLING,
@@ -483,6 +520,10 @@ static const struct cli_option opts_table[] = {
 	  .verbs = ALL_BUT_DUMP,
 	  .help = "py-spy's --threads: folded stacks get the thread as root frame (pprof "
 		  "profiles always carry thread and tid labels)" },
+	{ .name = "table-file", .arg = "FILE", .handle = h_file, .off = F(table_file),
+	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_RECORD,
+	  .help = "write the table to FILE (default: stdout when attached with -p, stderr when "
+		  "running a command, so the command's own output stays as it is)" },
 	{ .name = "rows", .arg = "N", .handle = h_unsigned, .off = F(top_rows), .min = 1,
 	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
 	  .help = "rows of the table printed without --dump (default: all)" },
@@ -871,8 +912,27 @@ static int check_conflicts(struct cli_ctx *c)
 		snprintf(err, errlen, "give either -p PID or a command after --, not both");
 		return -EINVAL;
 	}
-	if (!o->pid && !o->cmd && !o->ntids) {
-		snprintf(err, errlen, "nothing to profile: give -p PID, -- COMMAND or --load FILE (see --help)");
+	if (o->system_wide && o->pid) {
+		snprintf(err, errlen, "-a profiles every process already: drop -p");
+		return -EINVAL;
+	}
+	if (!o->pid && !o->cmd && !o->ntids && !o->system_wide) {
+		snprintf(err, errlen, "nothing to profile: give -p PID, -- COMMAND, -a or --load FILE "
+			 "(see --help)");
+		return -EINVAL;
+	}
+	if (o->subprocesses && !o->pid) {
+		snprintf(err, errlen, "--subprocesses applies to -p PID (a command's children are "
+			 "followed from their start)");
+		return -EINVAL;
+	}
+	if (o->subprocesses && o->no_children) {
+		snprintf(err, errlen, "--subprocesses and --no-children are exclusive: give one");
+		return -EINVAL;
+	}
+	if (o->system_wide && (o->unwind == UNWIND_ENGINE_PTRACE || o->stacks || o->http)) {
+		snprintf(err, errlen, "-a samples every CPU: --unwind=ptrace, --stacks and --http "
+			 "need -p PID");
 		return -EINVAL;
 	}
 	if (c->have_period && o->freq) {

@@ -19,10 +19,6 @@
 
 /* Options of perf and py-spy that pmutop does not take, and what to use. */
 static const struct { const char *opt, *answer; } foreign_opts[] = {
-	{ "-a", "perf's -a samples the whole system; pmutop profiles processes: give -p PID "
-		"or -- COMMAND" },
-	{ "--all-cpus", "perf's --all-cpus samples the whole system; pmutop profiles processes: "
-			"give -p PID or -- COMMAND" },
 	{ "-C", "perf's -C limits sampling to some CPUs; pmutop follows the target's threads on "
 		"every CPU (no per-CPU filter)" },
 	{ "--cpu", "perf's --cpu limits sampling to some CPUs; pmutop follows the target's "
@@ -35,10 +31,8 @@ static const struct { const char *opt, *answer; } foreign_opts[] = {
 		    "on-CPU events only for now (pmutop dump -p PID shows where idle threads wait)" },
 	{ "-i", "not yet: py-spy's -i (--idle) keeps samples of idle threads; pmutop samples "
 		"on-CPU events only for now (pmutop dump -p PID shows where idle threads wait)" },
-	{ "--subprocesses", "not yet: pmutop profiles one process and its threads, not its child "
-			    "processes (py-spy --subprocesses); profile a child with -p CHILD_PID" },
-	{ "-s", "not yet: py-spy's -s (--subprocesses) follows child processes; pmutop profiles "
-		"one process and its threads (profile a child with -p CHILD_PID)" },
+	{ "-s", "py-spy's -s is --subprocesses here (with -p: also the descendants that already "
+		"run; children started later are followed by default)" },
 	{ "--gil", "py-spy's --gil is Python-only; pmutop samples native code on a counter" },
 	{ "--function", "pmutop's table and pprof profiles are per function already (py-spy's "
 			"--function merges lines): go tool pprof -top FILE" },
@@ -49,7 +43,8 @@ static const struct { const char *opt, *answer; } foreign_opts[] = {
 	{ "--verbose", "pmutop has no verbose mode: its summary goes to stderr (-q hides it), "
 		       "and --list-events shows what this machine supports" },
 	{ "--no-inherit", "perf's --no-inherit: pmutop -t TID samples only the threads given "
-			  "(no inheritance); -p PID follows new threads" },
+			  "(no inheritance); --no-children keeps new threads but not new "
+			  "processes" },
 	{ "--stdio", "pmutop prints its table on stdout when stdout is not a terminal, or with "
 		     "--no-tui (pmutop record)" },
 	{ "--frequency", "did you mean -F HZ / --freq HZ (samples per second per thread, as perf)?" },

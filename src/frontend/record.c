@@ -23,6 +23,30 @@
 #include "pmutop/unwind/unwind.h"
 #include "pmutop/profile/table.h"
 
+/* Processes followed, exited, and not followed with why (when any but the target). */
+static void print_processes(const struct session_status *st, FILE *out)
+{
+	const struct process_stats *p = &st->procs;
+	size_t skipped = 0;
+
+	for (int i = 0; i < PROC_SKIP_N; i++)
+		skipped += p->skipped[i];
+	if (p->seen <= 1 && !skipped)
+		return;
+	fprintf(out, "pmutop: processes: %zu followed (%zu exited, %zu still running)", p->seen,
+		p->exited, p->live);
+	if (skipped) {
+		fprintf(out, "; %zu not followed:", skipped);
+		for (int i = 0; i < PROC_SKIP_N; i++)
+			if (p->skipped[i])
+				fprintf(out, " %zu %s", p->skipped[i], process_skip_name(i));
+		if (st->unfollowed_samples)
+			fprintf(out, " (%llu samples of theirs dropped)",
+				(unsigned long long)st->unfollowed_samples);
+	}
+	fprintf(out, "\n");
+}
+
 static void print_summary(const struct session *s, FILE *out)
 {
 	const struct agg_info *info = aggregate_info_const(session_aggregate(s));
@@ -53,6 +77,7 @@ static void print_summary(const struct session *s, FILE *out)
 			"the address detail of %llu leaf samples\n",
 			(unsigned long long)st.total.compacted, (unsigned long long)st.total.threads_folded,
 			(unsigned long long)info->leaf_dropped);
+	print_processes(&st, out);
 	if (st.lost)
 		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
 			"try a larger --mmap-pages or a longer --period\n",
@@ -149,6 +174,43 @@ static void progress_loop(struct session *s)
 	fprintf(stderr, "\r\033[K");
 }
 
+/*
+ * The table: to --table-file FILE, else stdout when attached, stderr when a
+ * command was launched (its stdout is the command's: `pmutop -- sort f >
+ * out` leaves out as sort wrote it). Returns 0 or 1 (the file failed).
+ */
+static int print_table(const struct pmutop_opts *o, const struct session *s,
+		       const struct session_status *st)
+{
+	FILE *out = o->cmd ? stderr : stdout;
+	struct top_table t;
+	int rc = 0;
+
+	if (o->table_file) {
+		out = fopen(o->table_file, "we");
+		if (!out) {
+			fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
+				strerror(errno));
+			return 1;
+		}
+	}
+	if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
+		top_table_print(&t, out, o->top_rows, st->event.unit);
+		top_table_free(&t);
+	}
+	if (fflush(out) && errno != EPIPE) {
+		fprintf(stderr, "pmutop: cannot write the table%s%s: %s\n", o->table_file ? " to " : "",
+			o->table_file ? o->table_file : "", strerror(errno));
+		rc = 1;
+	}
+	if (o->table_file && fclose(out) && !rc) {
+		fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
+			strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
 int record_run(const struct pmutop_opts *o)
 {
 	struct session *s;
@@ -206,17 +268,14 @@ int record_run(const struct pmutop_opts *o)
 			rc = 1;
 		if (fflush(stdout) && errno != EPIPE)
 			rc = 1;
-	} else if (!o->dump) {
-		struct top_table t;
-		if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
-			top_table_print(&t, stdout, o->top_rows, st.event.unit);
-			top_table_free(&t);
-		}
-		if (fflush(stdout) && errno != EPIPE)
-			rc = 1;
+	} else if (!o->dump && print_table(o, s, &st)) {
+		rc = 1;
 	}
 	print_exit(o, st.exit_status, stderr);
 	session_free(s);
 	windows_free(w);
+	/* Transparent like time(1): the command's status unless pmutop failed. */
+	if (!rc && session_command_exit_code(&st) >= 0)
+		rc = session_command_exit_code(&st);
 	return rc;
 }

@@ -164,10 +164,19 @@ int resolve_target(struct pmutop_opts *o, char *err, size_t errlen)
 
 	if (o->load || o->list_events)
 		return 0;
-	if (o->ntids)
+	if (o->ntids) {
 		r = resolve_tids(o, err, errlen);
-	else if (o->pid)
+	} else if (o->npids) {
+		/* -p A,B: each one (a thread id means its process). */
+		for (size_t i = 0; i < o->npids && !r; i++) {
+			o->pid = o->pids[i];
+			r = resolve_pid(o, err, errlen);
+			o->pids[i] = o->pid;
+		}
+		o->pid = o->pids[0];
+	} else if (o->pid) {
 		r = resolve_pid(o, err, errlen);
+	}
 	if (r)
 		return r;
 	resolve_limits(o);

@@ -31,6 +31,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/unwind/callchain.h"
 #include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/process.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
@@ -43,6 +44,8 @@
 #include "pmutop/symbols/symbolize.h"
 #include "pmutop/unwind/unwind.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define RESCAN_INTERVAL_NS (50 * 1000000ULL)
 #define MAPS_RELOAD_MIN_NS (100 * 1000000ULL)
 /* Lines looked up, exited threads folded, caps applied (aggregate_maintain). */
@@ -69,8 +72,15 @@ struct session {
 	bool launched, child_running, stopped;
 	int exit_status;
 	struct module_cache *modules;
-	struct maps *maps;
-	struct unwinder *unwinder;
+	struct process_table *procs;     /* every process followed (process.h) */
+	struct maps *maps;               /* the first target's, for --unwind=ptrace */
+	struct unwinder *unwinder;       /* likewise */
+	bool follow;                     /* follow processes other than the targets */
+	pid_t *pids;                     /* the target processes (attach mode) */
+	size_t npids;
+	bool gave_terminal;              /* the command's group is the terminal's foreground */
+	uint32_t self_pid;
+	uint64_t unfollowed_samples;     /* of processes not followed (limit, setuid) */
 	struct symbol_cache *symcache;
 	bool kernel;                     /* kernel frames are sampled */
 	struct kallsyms *ks;             /* their names (NULL: user mode only) */
@@ -89,7 +99,6 @@ struct session {
 	enum session_state state;
 	int signal;
 	char cmdline[256];
-	char proc_comm[16];
 	char why[128];
 	/* Notes for the user (event fallback, lowered precision): shown by the front end. */
 	char notes[512];
@@ -143,16 +152,18 @@ static void raise_fd_limit(void)
 	}
 }
 
-static void name_thread(struct session *s, uint32_t tid)
+/* A thread's name (and its process) the first time one of its samples is counted. */
+static void name_thread(struct session *s, struct process *p, uint32_t tid)
 {
 	const struct agg_thread *t = aggregate_thread(s->agg, tid);
 	char name[32];
 
-	if (t && t->name[0])
+	if (t && t->name[0] && t->pid == (uint32_t)process_pid(p))
 		return;
-	if (proc_thread_name(s->pid, (pid_t)tid, name, sizeof(name)))
-		snprintf(name, sizeof(name), "%s", s->proc_comm[0] ? s->proc_comm : "?");
+	if (proc_thread_name(process_pid(p), (pid_t)tid, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s", process_comm(p)[0] ? process_comm(p) : "?");
 	aggregate_set_thread_name(s->agg, tid, name);
+	aggregate_set_thread_process(s->agg, tid, (uint32_t)process_pid(p), process_comm(p));
 }
 
 /*
@@ -160,7 +171,7 @@ static void name_thread(struct session *s, uint32_t tid)
  * part first when kernel frames are sampled, then the user stack (the fp
  * engine's callchain has both already).
  */
-static unsigned unwind_sample(struct session *s, const struct perf_sample *smp,
+static unsigned unwind_sample(struct session *s, struct process *p, const struct perf_sample *smp,
 			      enum unwind_outcome *outcome)
 {
 	unsigned nk = 0;
@@ -169,7 +180,7 @@ static unsigned unwind_sample(struct session *s, const struct perf_sample *smp,
 		return callchain_ips(smp, s->ips, s->o->max_depth, outcome);
 	if (s->kernel)
 		nk = callchain_kernel_ips(smp, s->ips, s->o->max_depth);
-	return nk + unwinder_unwind(s->unwinder, smp, s->ips + nk, s->o->max_depth - nk, outcome);
+	return nk + unwinder_unwind(process_unwinder(p), smp, s->ips + nk, s->o->max_depth - nk, outcome);
 }
 
 /*
@@ -190,8 +201,8 @@ static unsigned kernel_frames(const uint64_t *ips, unsigned n)
  * one). Kernel frames (on top) are named from kallsyms, the rest from the
  * target's maps.
  */
-static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uint64_t *ips,
-		      unsigned n, enum unwind_outcome outcome, uint64_t period)
+static void add_stack(struct session *s, struct process *p, uint32_t tid, uint32_t event,
+		      const uint64_t *ips, unsigned n, enum unwind_outcome outcome, uint64_t period)
 {
 	unsigned nk = 0;
 
@@ -203,14 +214,15 @@ static void add_stack(struct session *s, uint32_t tid, uint32_t event, const uin
 	if (nk && kallsyms_restricted(s->ks)) {
 		/* No kernel names: the whole kernel part is one "[kernel]" frame. */
 		kallsyms_symbolize(s->ks, ips, 1, s->frames);
-		symbolize_stack_cached(s->symcache, s->maps, ips + nk, n - nk, s->frames + 1);
+		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, s->frames + 1);
 		n = n - nk + 1;
 	} else {
 		if (nk)
 			kallsyms_symbolize(s->ks, ips, nk, s->frames);
-		symbolize_stack_cached(s->symcache, s->maps, ips + nk, n - nk, s->frames + nk);
+		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, s->frames + nk);
 	}
-	name_thread(s, tid);
+	process_note_sample(p);
+	name_thread(s, p, tid);
 	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
 	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
 }
@@ -245,45 +257,169 @@ static int load_kernel_symbols(struct session *s)
 	return 0;
 }
 
+/*
+ * The process a record is about: a target, a descendant announced by a
+ * FORK record, or (following children) one first met here because its
+ * FORK sits in another CPU's buffer not drained yet. NULL: not followed.
+ */
+static struct process *process_of(struct session *s, uint32_t pid)
+{
+	struct process *p = process_table_get(s->procs, (pid_t)pid);
+
+	/* pmutop itself (seen by -a) is not profiled: its work would feed itself. */
+	if (p || !s->follow || pid == 0 || pid == (uint32_t)-1 || pid == s->self_pid)
+		return p;
+	return process_table_spawn(s->procs, (pid_t)pid, 0);
+}
+
 static void ptrace_emit(void *arg, uint32_t tid, uint32_t event, const uint64_t *ips,
 			unsigned n, enum unwind_outcome outcome, uint64_t period)
 {
-	add_stack(arg, tid, event, ips, n, outcome, period);
+	struct session *s = arg;
+	struct process *p = process_table_get(s->procs, s->pid);
+
+	if (p)
+		add_stack(s, p, tid, event, ips, n, outcome, period);
 }
 
 static void handle_sample(struct session *s, const struct perf_sample *smp)
 {
 	struct agg_info *info = aggregate_info(s->agg);
 	enum unwind_outcome outcome;
+	struct process *p;
+	struct maps *maps;
 	unsigned n;
 
-	if (smp->pid != (uint32_t)s->pid) {
-		info->foreign++; /* a forked child on kernels without inherit_thread */
-		return;
-	}
 	if (s->pte) {
+		if (smp->pid != (uint32_t)s->pid) {
+			info->foreign++;
+			return;
+		}
 		/* Interrupts the thread; the stack comes back through add_stack(). */
 		ptrace_engine_sample(s->pte, smp);
 		return;
 	}
-	n = unwind_sample(s, smp, &outcome);
+	p = process_of(s, smp->pid);
+	if (!p) {
+		if (smp->pid == s->self_pid)
+			info->foreign++; /* pmutop's own, under -a */
+		else if (s->follow)
+			s->unfollowed_samples++; /* over the limit, out of memory */
+		else
+			info->foreign++; /* a forked child on kernels without inherit_thread */
+		return;
+	}
+	n = unwind_sample(s, p, smp, &outcome);
+	maps = process_maps(p);
 	/*
 	 * A user IP outside every known mapping means we missed a mapping (the
 	 * vDSO after exec, a race at attach): re-read /proc/PID/maps, rarely.
 	 */
 	if (n && (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
-	    !kallsyms_is_kernel_addr(s->ips[0]) && !maps_find(s->maps, s->ips[0])) {
-		uint64_t t = now_ns(CLOCK_MONOTONIC), gen = maps_generation(s->maps);
+	    !kallsyms_is_kernel_addr(s->ips[0]) && !maps_find(maps, s->ips[0])) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), gen = maps_generation(maps);
 		if (t - s->last_maps_reload > MAPS_RELOAD_MIN_NS) {
 			s->last_maps_reload = t;
 			/* Cached unwind rules only go when the map really changed. */
-			if (maps_load_proc(s->maps) == 0 && maps_generation(s->maps) != gen) {
-				unwinder_flush(s->unwinder);
-				n = unwind_sample(s, smp, &outcome);
+			if (maps_load_proc(maps) == 0 && maps_generation(maps) != gen) {
+				unwinder_flush(process_unwinder(p));
+				n = unwind_sample(s, p, smp, &outcome);
 			}
 		}
 	}
-	add_stack(s, smp->tid, smp->event, s->ips, n, outcome, smp->period);
+	add_stack(s, p, smp->tid, smp->event, s->ips, n, outcome, smp->period);
+}
+
+/* Whether pid runs with different real and effective ids (a setuid/setgid exec). */
+static bool changed_credentials(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long r, e, gr, ge;
+	bool uid = false, gid = false, changed = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %lu %lu", &r, &e) == 2) {
+			uid = true;
+			changed |= r != e;
+		} else if (sscanf(line, "Gid: %lu %lu", &gr, &ge) == 2) {
+			gid = true;
+			changed |= gr != ge;
+		} else if (strncmp(line, "State:", 6) == 0 && strchr(line, 'Z')) {
+			break; /* a zombie: it exited */
+		}
+	}
+	fclose(f);
+	return uid && gid && changed;
+}
+
+/*
+ * A process's leader left the counters: it exited, or it exec'd a setuid
+ * binary (the kernel then closes a task's counters and says EXIT while it
+ * runs on, unprofilable).
+ */
+static void on_process_exit(struct session *s, struct process *p)
+{
+	if (process_pid(p) != s->pid && changed_credentials(process_pid(p)))
+		process_table_skip(s->procs, p, PROC_SKIP_SETUID);
+	else
+		process_table_exit(s->procs, p);
+}
+
+static void on_mmap(struct session *s, const struct perf_mmap_rec *m)
+{
+	struct process *p = process_of(s, m->pid);
+
+	if (!p)
+		return;
+	maps_add(process_maps(p), m->start, m->len, m->pgoff, makedev(m->maj, m->min), m->ino,
+		 (m->prot & 4) != 0, m->filename);
+	/* New code at an address may replace old code with cached unwind rules. */
+	if (m->prot & 4)
+		unwinder_flush(process_unwinder(p));
+}
+
+static void on_comm(struct session *s, const struct perf_comm_rec *c)
+{
+	struct process *p = process_of(s, c->pid);
+
+	if (!p)
+		return;
+	if (c->exec) {
+		process_exec(p, c->comm);
+		aggregate_set_thread_process(s->agg, c->tid, c->pid, c->comm);
+	}
+	aggregate_set_thread_name(s->agg, c->tid, c->comm);
+}
+
+static void on_fork(struct session *s, const struct perf_task_rec *t)
+{
+	if (t->pid != t->ppid) {
+		/* A new process; it may already be known from a record drained first. */
+		if (s->follow && !process_table_get(s->procs, (pid_t)t->pid))
+			process_table_spawn(s->procs, (pid_t)t->pid, (pid_t)t->ppid);
+		return;
+	}
+	if (s->pte && t->pid == (uint32_t)s->pid)
+		ptrace_engine_thread_new(s->pte, (pid_t)t->tid);
+}
+
+static void on_exit_rec(struct session *s, const struct perf_task_rec *t)
+{
+	struct process *p;
+
+	/* Our own counters on the thread (a target's), if any, close now. */
+	sampler_thread_exited(s->sampler, (pid_t)t->tid);
+	aggregate_thread_exited(s->agg, t->tid);
+	if (t->tid != t->pid)
+		return;
+	p = process_table_get(s->procs, (pid_t)t->pid);
+	if (p)
+		on_process_exit(s, p);
 }
 
 static int on_record(void *arg, const struct perf_rec *r)
@@ -296,34 +432,16 @@ static int on_record(void *arg, const struct perf_rec *r)
 		handle_sample(s, &r->sample);
 		break;
 	case PREC_MMAP:
-		if (r->mmap.pid != (uint32_t)s->pid)
-			break;
-		maps_add(s->maps, r->mmap.start, r->mmap.len, r->mmap.pgoff,
-			 makedev(r->mmap.maj, r->mmap.min), r->mmap.ino,
-			 (r->mmap.prot & 4) != 0, r->mmap.filename);
-		/* New code at an address may replace old code with cached unwind rules. */
-		if (r->mmap.prot & 4)
-			unwinder_flush(s->unwinder);
+		on_mmap(s, &r->mmap);
 		break;
 	case PREC_COMM:
-		if (r->comm.pid != (uint32_t)s->pid)
-			break;
-		if (r->comm.exec) {
-			maps_reset(s->maps);
-			unwinder_flush(s->unwinder);
-			snprintf(s->proc_comm, sizeof(s->proc_comm), "%s", r->comm.comm);
-		}
-		aggregate_set_thread_name(s->agg, r->comm.tid, r->comm.comm);
+		on_comm(s, &r->comm);
 		break;
 	case PREC_FORK:
-		if (s->pte && r->task.pid == (uint32_t)s->pid)
-			ptrace_engine_thread_new(s->pte, (pid_t)r->task.tid);
+		on_fork(s, &r->task);
 		break;
 	case PREC_EXIT:
-		if (r->task.pid == (uint32_t)s->pid) {
-			sampler_thread_exited(s->sampler, (pid_t)r->task.tid);
-			aggregate_thread_exited(s->agg, r->task.tid);
-		}
+		on_exit_rec(s, &r->task);
 		break;
 	case PREC_LOST:
 	case PREC_LOST_SAMPLES:
@@ -369,6 +487,8 @@ static pid_t launch(char **cmd, int *go_fd, int *status_fd, char *err, size_t er
 
 		close(go[1]);
 		close(status[0]);
+		/* Its own process group, so that ending the command ends all it started. */
+		setpgid(0, 0);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127); /* pmutop gave up before starting us */
 		{
@@ -387,6 +507,8 @@ static pid_t launch(char **cmd, int *go_fd, int *status_fd, char *err, size_t er
 			_exit(127);
 		_exit(127);
 	}
+	/* Also from this side, so the group exists before anything signals it. */
+	setpgid(pid, pid);
 	close(go[0]);
 	close(status[1]);
 	*go_fd = go[1];
@@ -444,6 +566,13 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 		int r;
 
 		*ev = o->nevents ? o->events[k] : o->event;
+		if (o->system_wide && ev->type == PERF_TYPE_SOFTWARE &&
+		    ev->config == PERF_COUNT_SW_TASK_CLOCK) {
+			/* task-clock follows tasks; per CPU the clock is cpu-clock. */
+			char e2[128];
+			if (events_parse("cpu-clock", ev, e2, sizeof(e2)) == 0 && o->event_given)
+				add_note(s, "-a samples per CPU: task-clock becomes cpu-clock");
+		}
 		r = probe_event(ev, *kernel && !denied, &denied);
 		while (r && ev->precise_max && ev->precise > 0 && (r == -EINVAL || r == -EOPNOTSUPP)) {
 			ev->precise--;
@@ -465,10 +594,11 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 		    (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV)) {
 			struct pmu_event fb;
 			char e2[128];
-			if (events_parse("task-clock", &fb, e2, sizeof(e2)) == 0 &&
+			const char *clock = o->system_wide ? "cpu-clock" : "task-clock";
+			if (events_parse(clock, &fb, e2, sizeof(e2)) == 0 &&
 			    probe_event(&fb, *kernel && !denied, &denied) == 0) {
 				add_note(s, "no hardware PMU here (%s is not supported): sampling "
-					 "task-clock instead", ev->name);
+					 "%s instead", ev->name, clock);
 				*ev = fb;
 				continue;
 			}
@@ -556,22 +686,30 @@ static int fit_ring_buffer(struct session *s, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-/* Reap the launched command, ending it first when asked. Returns its wait status. */
+/*
+ * Reap the launched command, ending it first when asked: SIGTERM to its
+ * whole process group (a shell's or make's children too), SIGKILL to what
+ * is left after 3 s. Returns the command's wait status.
+ */
 static int end_child(pid_t pid, bool terminate)
 {
 	int status = 0;
 
-	if (terminate)
+	if (terminate && kill(-pid, SIGTERM))
 		kill(pid, SIGTERM);
 	for (int i = 0; i < 300; i++) {
 		pid_t r = waitpid(pid, &status, terminate ? WNOHANG : 0);
-		if (r == pid)
+		if (r == pid) {
+			if (terminate)
+				kill(-pid, SIGKILL); /* stragglers of the group it led */
 			return status;
+		}
 		if (r < 0)
 			return -1;
 		struct timespec ts = { 0, 10 * 1000000 };
 		nanosleep(&ts, NULL);
 	}
+	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
@@ -592,7 +730,9 @@ static int setup_loop(struct session *s, char *err, size_t errlen)
 	sigprocmask(SIG_BLOCK, &mask, &s->old_mask);
 	s->mask_set = true;
 	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	/* One target: its pidfd says when it exits; several: the rescans do. */
+	if (s->launched || (!s->o->system_wide && s->npids <= 1))
+		s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->sigfd < 0 || s->ep < 0 ||
 	    epoll_ctl(s->ep, EPOLL_CTL_ADD, sampler_fd(s->sampler), &e1) ||
@@ -621,47 +761,89 @@ static int start_target(struct session *s, int *go_fd, int *status_fd, char *err
 		}
 		return 0;
 	}
+	if (o->system_wide) {
+		snprintf(s->cmdline, sizeof(s->cmdline), "the whole machine (-a)");
+		return 0;
+	}
 	s->pid = o->pid;
-	if (proc_check_target(s->pid, err, errlen))
+	s->npids = o->npids ? o->npids : 1;
+	s->pids = malloc(PMUTOP_MAX_PIDS * sizeof(*s->pids));
+	if (!s->pids) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
+	if (o->npids)
+		memcpy(s->pids, o->pids, o->npids * sizeof(*s->pids));
+	else
+		s->pids[0] = o->pid;
+	for (size_t i = 0; i < s->npids; i++)
+		if (proc_check_target(s->pids[i], err, errlen))
+			return -1;
+	if (o->subprocesses) {
+		pid_t roots[PMUTOP_MAX_PIDS];
+		int r;
+
+		memcpy(roots, s->pids, s->npids * sizeof(*roots));
+		r = proc_descendants(roots, s->npids, s->pids, PMUTOP_MAX_PIDS, &s->npids);
+		if (r) {
+			snprintf(err, errlen, "cannot list the processes under PID %d: %s%s", (int)s->pid,
+				 strerror(-r), r == -ENOSPC ? " (more than " STR(PMUTOP_MAX_PIDS) ")" : "");
+			return -1;
+		}
+	}
 	proc_cmdline(s->pid, s->cmdline, sizeof(s->cmdline));
+	if (s->npids > 1) {
+		size_t l = strlen(s->cmdline);
+		snprintf(s->cmdline + l, sizeof(s->cmdline) - l, " (and %zu more)", s->npids - 1);
+	}
 	return 0;
 }
 
-/* The pipeline's stages: modules, maps, unwinder, symbol cache, aggregate. */
+#define DEFAULT_MAX_PROCESSES 4096
+
+/* The pipeline's stages: modules, processes, symbol cache, aggregate. */
 static int build_pipeline(struct session *s, char *err, size_t errlen)
 {
 	const struct pmutop_opts *o = s->o;
 
 	s->modules = module_cache_new();
-	s->maps = s->modules ? maps_new(s->pid, s->modules) : NULL;
-	s->unwinder = s->maps ? unwinder_new(s->maps) : NULL;
+	s->procs = s->modules ? process_table_new(s->modules, o->max_processes ? o->max_processes
+						  : DEFAULT_MAX_PROCESSES) : NULL;
 	s->symcache = symbol_cache_new();
 	s->agg = aggregate_new();
 	s->ips = calloc(o->max_depth + 2, sizeof(*s->ips));
 	s->frames = calloc(o->max_depth + 2, sizeof(*s->frames));
-	if (!s->unwinder || !s->symcache || !s->agg || !s->ips || !s->frames) {
+	if (!s->procs || !s->symcache || !s->agg || !s->ips || !s->frames) {
 		snprintf(err, errlen, "out of memory setting up");
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-/* An attached process's current maps and name (a launched one starts empty). */
-static int load_attached_maps(struct session *s, char *err, size_t errlen)
+/*
+ * The target processes: their current maps (a launched command starts
+ * empty: its exec's records fill them in). -a starts with none.
+ */
+static int add_targets(struct session *s, char *err, size_t errlen)
 {
+	const struct pmutop_opts *o = s->o;
+	struct process *p;
 	int r;
 
-	if (s->launched)
+	if (o->system_wide && !s->launched)
 		return 0;
-	r = maps_load_proc(s->maps);
-	if (r) {
-		snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)s->pid, strerror(-r),
-			 r == -EACCES || r == -EPERM ? " (reading another user's process needs "
-			 "root or CAP_SYS_PTRACE)" : "");
-		return r;
+	for (size_t i = 0; i < (s->launched ? 1 : s->npids); i++) {
+		pid_t pid = s->launched ? s->pid : s->pids[i];
+
+		if (process_table_get(s->procs, pid))
+			continue; /* listed twice */
+		r = process_table_add_root(s->procs, pid, s->launched, err, errlen);
+		if (r)
+			return r;
 	}
-	proc_thread_name(s->pid, s->pid, s->proc_comm, sizeof(s->proc_comm));
+	p = process_table_get(s->procs, s->pid);
+	s->maps = process_maps(p);
+	s->unwinder = process_unwinder(p);
 	return 0;
 }
 
@@ -672,6 +854,13 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->pid = s->pid;
+	if (!s->launched && s->npids > 1) {
+		cfg->pids = s->pids;
+		cfg->npids = s->npids;
+	}
+	cfg->system_wide = o->system_wide;
+	s->follow = (!o->no_children || o->system_wide) && o->unwind != UNWIND_ENGINE_PTRACE;
+	cfg->children = s->follow && !o->system_wide;
 	cfg->event = s->event;
 	s->freq = cfg->freq = o->freq != 0;
 	/* --period and -F apply to every event; otherwise each has its preset. */
@@ -686,7 +875,8 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 	cfg->ntids = o->ntids;
 	cfg->stack_size = s->stack_size;
 	cfg->mmap_pages = o->mmap_pages;
-	cfg->enable_on_exec = s->launched;
+	/* -a counts from the start; a command from its exec. */
+	cfg->enable_on_exec = s->launched && !o->system_wide;
 	if (o->unwind == UNWIND_ENGINE_PTRACE) {
 		/* IPs only, and a wakeup per sample: the stop must follow it closely. */
 		cfg->stack_mode = SAMPLER_IP_ONLY;
@@ -750,6 +940,43 @@ static int setup_session_loop(struct session *s, char *err, size_t errlen)
 }
 
 /*
+ * tcsetpgrp() from a background process group is stopped by SIGTTOU unless
+ * the signal is blocked: block it around the call.
+ */
+static void set_foreground(pid_t pgrp)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(STDIN_FILENO, pgrp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * The command runs in a process group of its own (so that ending it ends
+ * what it started). Without the live view, and when pmutop has the
+ * terminal, the command gets it, as under time(1): it reads the keyboard
+ * and Ctrl-C goes to it; pmutop takes the terminal back when it ends.
+ */
+static void hand_terminal(struct session *s)
+{
+	if (s->o->live_view || !isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
+		return;
+	set_foreground(s->pid);
+	s->gave_terminal = true;
+}
+
+static void take_terminal_back(struct session *s)
+{
+	if (!s->gave_terminal)
+		return;
+	s->gave_terminal = false;
+	set_foreground(getpgrp());
+}
+
+/*
  * Let a launched command exec now that its counters are open. Closes both
  * pipes (sets them to -1); returns -1 with err filled when exec failed.
  */
@@ -761,6 +988,7 @@ static int release_command(struct session *s, int *go_fd, int *status_fd, char *
 
 	if (!s->launched)
 		return 0;
+	hand_terminal(s);
 	if (write(*go_fd, &c, 1) != 1) {
 		snprintf(err, errlen, "cannot start %s: %s", s->o->cmd[0], strerror(errno));
 		return -1;
@@ -806,6 +1034,7 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 		return NULL;
 	}
 	s->o = o;
+	s->self_pid = (uint32_t)getpid();
 	s->ep = s->sigfd = s->pidfd = -1;
 	s->exit_status = -1;
 	raise_fd_limit();
@@ -820,7 +1049,7 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	s->event = s->events[0];
 	if (start_target(s, &go_fd, &status_fd, err, errlen) ||
 	    build_pipeline(s, err, errlen) ||
-	    load_attached_maps(s, err, errlen))
+	    add_targets(s, err, errlen))
 		goto fail;
 	fill_sampler_config(s, &cfg);
 	if (start_ptrace_engine(s, err, errlen) ||
@@ -906,8 +1135,13 @@ static void maintain(struct session *s, bool force)
 		     now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS;
 
 	if (aggregate_maintain(s->agg, force, lines) == 0)
-		maps_prune(s->maps);
+		process_table_prune(s->procs);
 	sync_run_counts(s);
+}
+
+static void forget_maps(void *arg, const struct maps *m)
+{
+	symbol_cache_forget(arg, m);
 }
 
 enum session_state session_poll(struct session *s, int timeout_ms)
@@ -933,6 +1167,8 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 		return s->state;
 	}
 	sampler_drain(s->sampler, on_record, s);
+	/* Every record up to now is handled: exited processes can go. */
+	process_table_collect(s->procs, forget_maps, s->symcache);
 	if (s->pte)
 		ptrace_engine_process(s->pte);
 	for (int i = 0; i < n; i++) {
@@ -960,7 +1196,8 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 	}
 	if (s->state == SESSION_RUNNING && t >= s->next_rescan) {
 		int r = sampler_rescan(s->sampler);
-		if (s->pidfd < 0 && (r == -ESRCH || target_exited_nopidfd(s)))
+		if (s->pidfd < 0 && !s->o->system_wide &&
+		    (r == -ESRCH || ((s->launched || s->npids <= 1) && target_exited_nopidfd(s))))
 			set_state(s, SESSION_TARGET_EXITED, "target exited");
 		s->next_rescan = t + RESCAN_INTERVAL_NS;
 	}
@@ -1019,6 +1256,7 @@ void session_stop(struct session *s)
 		s->exit_status = end_child(s->pid, s->state != SESSION_TARGET_EXITED);
 		s->child_running = false;
 	}
+	take_terminal_back(s);
 	sampler_get_stats(s->sampler, &s->last_stats);
 	note_multiplexing(s);
 	sampler_free(s->sampler);
@@ -1158,16 +1396,33 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->signal = s->signal;
 	st->exit_status = s->exit_status;
 	st->why = s->why;
-	if (s->unwinder)
-		unwinder_get_stats(s->unwinder, &st->unwind);
-	if (!perfmap_note(maps_perfmap(s->maps), st->perfmap_note, sizeof(st->perfmap_note)))
+	if (s->procs) {
+		process_table_unwind_stats(s->procs, &st->unwind);
+		process_table_stats(s->procs, &st->procs);
+	}
+	st->follow = s->follow;
+	st->unfollowed_samples = s->unfollowed_samples;
+	st->perfmap_note[0] = '\0';
+	if (s->maps && !perfmap_note(maps_perfmap(s->maps), st->perfmap_note,
+				    sizeof(st->perfmap_note)))
 		st->perfmap_note[0] = '\0';
 	st->symbol_note = s->symcache ? symbol_cache_note(s->symcache) : "";
 	st->skipped_files = module_cache_skipped(s->modules, &st->skipped_first);
-	if (!st->skipped_files)
+	if (s->maps && !st->skipped_files)
 		st->skipped_files = debuginfo_skipped(maps_debuginfo(s->maps), &st->skipped_first);
-	else
+	else if (s->maps)
 		st->skipped_files += debuginfo_skipped(maps_debuginfo(s->maps), NULL);
+}
+
+int session_command_exit_code(const struct session_status *st)
+{
+	if (st->exit_status < 0 || st->state != SESSION_TARGET_EXITED)
+		return -1;
+	if (WIFEXITED(st->exit_status))
+		return WEXITSTATUS(st->exit_status);
+	if (WIFSIGNALED(st->exit_status))
+		return 128 + WTERMSIG(st->exit_status);
+	return -1;
 }
 
 const char *session_engine_summary(const struct session *s, char *buf, size_t len)
@@ -1203,15 +1458,16 @@ void session_free(struct session *s)
 	s->pte = NULL;
 	if (s->child_running)
 		end_child(s->pid, true);
+	take_terminal_back(s);
 	sampler_free(s->sampler);
-	unwinder_free(s->unwinder);
 	symbol_cache_free(s->symcache);
 	kallsyms_free(s->ks);
-	maps_free(s->maps);
+	process_table_free(s->procs);
 	aggregate_free(s->agg);
 	module_cache_free(s->modules);
 	free(s->ips);
 	free(s->frames);
+	free(s->pids);
 	if (s->ep >= 0)
 		close(s->ep);
 	if (s->sigfd >= 0) {

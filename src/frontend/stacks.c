@@ -28,6 +28,7 @@
 #include <sys/user.h>
 
 #include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/process.h"
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/demangle.h"
 #include "pmutop/profile/json.h"
@@ -424,6 +425,7 @@ int stacks_run(const struct pmutop_opts *o)
 {
 	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 128 };
 	struct module_cache *modules = NULL;
+	struct process_table *procs = NULL;
 	struct st_thread *ts = NULL;
 	pid_t *tids = NULL;
 	size_t ntids = 0, nts = 0;
@@ -442,20 +444,19 @@ int stacks_run(const struct pmutop_opts *o)
 	if (proc_argv(c.pid, argv, sizeof(argv), &argv_len))
 		argv_len = 0;
 	modules = module_cache_new();
-	c.maps = modules ? maps_new(c.pid, modules) : NULL;
-	c.unw = c.maps ? unwinder_new(c.maps) : NULL;
+	procs = modules ? process_table_new(modules, 1) : NULL;
 	c.stack = malloc(STACK_COPY);
 	c.ips = calloc(c.max_depth + 2, sizeof(*c.ips));
 	c.fr = calloc(c.max_depth + 2, sizeof(*c.fr));
-	if (!c.unw || !c.stack || !c.ips || !c.fr) {
+	if (!procs || !c.stack || !c.ips || !c.fr) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
-	r = maps_load_proc(c.maps);
-	if (r) {
-		snprintf(err, sizeof(err), "cannot read /proc/%d/maps: %s", (int)c.pid, strerror(-r));
+	/* Its maps and symbol sources, as a session has them per process. */
+	if (process_table_add_root(procs, c.pid, false, err, sizeof(err)))
 		goto out;
-	}
+	c.maps = process_maps(process_table_get(procs, c.pid));
+	c.unw = process_unwinder(process_table_get(procs, c.pid));
 	r = list_threads(c.pid, &tids, &ntids);
 	if (r) {
 		snprintf(err, sizeof(err), "cannot list the threads of PID %d: %s", (int)c.pid,
@@ -527,8 +528,7 @@ out:
 	free(c.stack);
 	free(c.ips);
 	free(c.fr);
-	unwinder_free(c.unw);
-	maps_free(c.maps);
+	process_table_free(procs);
 	module_cache_free(modules);
 	return rc;
 }

@@ -245,7 +245,8 @@ struct aggregate {
 	uint64_t generation;           /* compact() rebuilds: see aggregate_generation() */
 
 	VEC(struct agg_mapping) maps;
-	VEC(uint32_t) map_keys;        /* struct mapping.id of each agg mapping */
+	VEC(uint64_t) map_keys;        /* struct mapping.key of each agg mapping:
+	                                  unique across the processes of a run */
 	VEC(struct agg_function) funcs;
 	VEC(struct agg_location) locs;
 	VEC(struct agg_stack) stacks;
@@ -279,7 +280,8 @@ struct aggregate {
 	unsigned scratch_cap;
 
 	/* Consecutive frames are usually in the same mapping. */
-	uint32_t last_map_key, last_map_id;
+	uint64_t last_map_key;
+	uint32_t last_map_id;
 };
 
 /*
@@ -338,12 +340,13 @@ static const char *str_intern(struct aggregate *a, const char *s)
 
 static bool map_eq(const struct aggregate *a, uint32_t e, const void *key)
 {
-	return a->map_keys.v[e] == *(const uint32_t *)key;
+	return a->map_keys.v[e] == *(const uint64_t *)key;
 }
 
 static int mapping_intern(struct aggregate *a, const struct mapping *m, uint32_t *id)
 {
-	uint32_t key = m->id, h;
+	uint64_t key = m->key;
+	uint32_t h;
 	struct agg_mapping *am;
 	const char *file, *build_id;
 	struct slot *sl;
@@ -1185,6 +1188,17 @@ out:
 	return err;
 }
 
+void aggregate_set_thread_process(struct aggregate *a, uint32_t tid, uint32_t pid,
+				  const char *comm)
+{
+	struct agg_thread *t = thread_get(a, tid);
+
+	if (!t)
+		return;
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm ? comm : "");
+}
+
 void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *name)
 {
 	struct agg_thread *t = thread_get(a, tid);
@@ -1467,7 +1481,8 @@ static int copy_mapping(struct copy *c, uint32_t old, uint32_t *id)
 	const struct agg_mapping *om;
 	struct agg_mapping *nm;
 	const char *file, *build_id;
-	uint32_t key, h;
+	uint64_t key;
+	uint32_t h;
 	struct slot *sl;
 	bool grown;
 
@@ -1601,8 +1616,13 @@ static int compacted_location(struct aggregate *b, uint32_t *id)
 	return 0;
 }
 
-/* The group record of exited threads named `name` in b (created on demand). */
-static struct agg_thread *thread_group(struct aggregate *b, const char *name)
+/*
+ * The group record of exited threads named `name` of process pid in b
+ * (created on demand): a process keeps its own groups, so its pid and comm
+ * labels survive the folding.
+ */
+static struct agg_thread *thread_group(struct aggregate *b, const char *name, uint32_t pid,
+				       const char *comm)
 {
 	size_t groups = 0;
 	struct agg_thread *t;
@@ -1611,17 +1631,19 @@ static struct agg_thread *thread_group(struct aggregate *b, const char *name)
 		if (!b->threads.v[i].folded)
 			continue;
 		groups++;
-		if (strcmp(b->threads.v[i].name, name) == 0)
+		if (strcmp(b->threads.v[i].name, name) == 0 && b->threads.v[i].pid == pid)
 			return &b->threads.v[i];
 	}
 	if (groups >= b->lim.max_names && strcmp(name, "[other threads]") != 0)
-		return thread_group(b, "[other threads]");
+		return thread_group(b, "[other threads]", 0, "");
 	t = thread_get(b, AGG_TID_GROUP + (uint32_t)groups + 1);
 	if (!t)
 		return NULL;
 	t->nthreads = 0;
 	t->folded = true;
 	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->pid = pid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	return t;
 }
 
@@ -1632,7 +1654,7 @@ static int copy_threads(struct copy *c, bool fold)
 		struct agg_thread *nt;
 
 		if (ot->folded || (fold && ot->exited)) {
-			nt = thread_group(c->b, ot->name[0] ? ot->name : "?");
+			nt = thread_group(c->b, ot->name[0] ? ot->name : "?", ot->pid, ot->comm);
 			if (!nt)
 				return -ENOMEM;
 			if (!ot->folded)
@@ -1643,6 +1665,8 @@ static int copy_threads(struct copy *c, bool fold)
 			if (!nt)
 				return -ENOMEM;
 			memcpy(nt->name, ot->name, sizeof(nt->name));
+			nt->pid = ot->pid;
+			memcpy(nt->comm, ot->comm, sizeof(nt->comm));
 			nt->exited = ot->exited;
 			if (nt->exited)
 				c->b->exited++;

@@ -6,9 +6,10 @@
  * is a translation: build the protobuf-c message over arrays allocated in
  * bulk, let protobuf-c pack it, gzip it with zlib.
  *
- * Per sample the profile carries two values, [samples, <event>], and two
- * labels, "thread" (comm) and "tid" (number), so `go tool pprof
- * -tagfocus=thread=worker` and `-tags` work. Run facts (lost and throttled
+ * Per sample the profile carries the values [samples, <event>...] and the
+ * labels of its thread and process: "tid" and "pid" (numbers), "thread"
+ * and "comm" (names), so `go tool pprof -tagfocus=thread=worker`,
+ * `-tagfocus=comm=make`, `-tagfocus=pid=1234` and `-tags` work. Run facts (lost and throttled
  * samples, how unwinding ended) go into the profile's comments, which
  * `go tool pprof -comments` prints.
  *
@@ -408,9 +409,10 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 }
 
 /*
- * Labels are shared per thread: labelp[2t] -> "thread" = name and
- * labelp[2t + 1] -> "tid" = number; a sample points at the pair (or only
- * at the tid label while the thread has no name).
+ * Labels are shared per thread: labelp[4t..4t + nlab[t]) are its "tid"
+ * (number), "pid" (number) and "thread" / "comm" (names), those it has; a
+ * sample points at its thread's run of them (so `-tagfocus pid=1234` and
+ * `-tagfocus comm=make` select processes as `thread=` selects threads).
  */
 static int build_samples(struct build *b, const struct aggregate *a, bool *failed)
 {
@@ -418,9 +420,10 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
 	size_t ns, nt, np, nids = 0, i, j;
-	int64_t key_thread, key_tid, key_threads;
+	int64_t key_thread, key_tid, key_threads, key_pid, key_comm;
 	uint64_t *ids, split_given = 0;
 	uint32_t split_stack = UINT32_MAX;
+	uint8_t *nlab;
 
 	stacks = aggregate_stacks(a, &ns);
 	threads = aggregate_threads(a, &nt);
@@ -431,32 +434,50 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	b->samplep = xcalloc(np, sizeof(*b->samplep));
 	b->loc_ids = xcalloc(nids, sizeof(*b->loc_ids));
 	b->values = xcalloc(np * b->ntypes, sizeof(*b->values));
-	b->labels = xcalloc(nt * 2, sizeof(*b->labels));
-	b->labelp = xcalloc(nt * 2, sizeof(*b->labelp));
+	b->labels = xcalloc(nt * 4, sizeof(*b->labels));
+	b->labelp = xcalloc(nt * 4, sizeof(*b->labelp));
+	nlab = xcalloc(nt, 1);
 	if (!b->samples || !b->samplep || !b->loc_ids || !b->values ||
-	    !b->labels || !b->labelp)
+	    !b->labels || !b->labelp || !nlab) {
+		free(nlab);
 		return -ENOMEM;
+	}
 
 	key_thread = str(b, "thread", failed);
 	key_tid = str(b, "tid", failed);
 	key_threads = str(b, "threads", failed);
+	key_pid = str(b, "pid", failed);
+	key_comm = str(b, "comm", failed);
 	for (i = 0; i < nt; i++) {
-		Perftools__Profiles__Label *name = &b->labels[2 * i];
-		Perftools__Profiles__Label *tid = &b->labels[2 * i + 1];
+		Perftools__Profiles__Label *l = &b->labels[4 * i];
+		size_t k = 0;
 
-		perftools__profiles__label__init(name);
-		name->key = key_thread;
-		name->str = str(b, threads[i].name, failed);
-		perftools__profiles__label__init(tid);
-		tid->key = key_tid;
-		tid->num = threads[i].tid;
+		perftools__profiles__label__init(&l[k]);
+		l[k].key = key_tid;
+		l[k++].num = threads[i].tid;
 		if (threads[i].folded) {
 			/* Exited threads folded into their name: how many, no tid. */
-			tid->key = key_threads;
-			tid->num = threads[i].nthreads;
+			l[k - 1].key = key_threads;
+			l[k - 1].num = threads[i].nthreads;
 		}
-		b->labelp[2 * i] = name;
-		b->labelp[2 * i + 1] = tid;
+		if (threads[i].pid) {
+			perftools__profiles__label__init(&l[k]);
+			l[k].key = key_pid;
+			l[k++].num = threads[i].pid;
+		}
+		if (threads[i].name[0]) {
+			perftools__profiles__label__init(&l[k]);
+			l[k].key = key_thread;
+			l[k++].str = str(b, threads[i].name, failed);
+		}
+		if (threads[i].comm[0]) {
+			perftools__profiles__label__init(&l[k]);
+			l[k].key = key_comm;
+			l[k++].str = str(b, threads[i].comm, failed);
+		}
+		for (j = 0; j < k; j++)
+			b->labelp[4 * i + j] = &l[j];
+		nlab[i] = (uint8_t)k;
 	}
 
 	ids = b->loc_ids;
@@ -504,18 +525,14 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 		if (t) {
 			size_t ti = (size_t)(t - threads);
 
-			if (t->name[0]) {
-				s->n_label = 2;
-				s->label = &b->labelp[2 * ti];
-			} else {
-				s->n_label = 1;
-				s->label = &b->labelp[2 * ti + 1];
-			}
+			s->n_label = nlab[ti];
+			s->label = &b->labelp[4 * ti];
 		}
 		b->samplep[i] = s;
 	}
 	b->prof.n_sample = np;
 	b->prof.sample = b->samplep;
+	free(nlab);
 	return 0;
 }
 

@@ -4,9 +4,11 @@
  * Layout (see sampler.h for why): per CPU, a dummy software event on
  * pmutop's own thread owns an mmap'd ring buffer; every counter opened on a
  * target thread for that CPU is redirected into it with
- * PERF_EVENT_IOC_SET_OUTPUT. Target counters have inherit + inherit_thread,
- * so a thread created by a covered thread is covered from birth, and the
- * kernel reports it with a FORK record.
+ * PERF_EVENT_IOC_SET_OUTPUT. Target counters are inherited, so a thread
+ * (and, following children, a process) created by a covered thread is
+ * covered from birth, and the kernel reports it with a FORK record; with
+ * --no-children inherit_thread keeps forks out. Several target processes
+ * are each attached and rescanned; -a opens one counter per CPU instead.
  *
  * The one gap inheritance leaves is a thread created, while we attach, by a
  * thread whose counters were not open yet. The rescan closes it: a thread
@@ -76,6 +78,9 @@ struct sampler {
 	size_t tid_cap, tid_used; /* used counts non-empty slots incl. tombstones */
 	size_t tid_live;          /* entries not deleted */
 	uint32_t scan_no;
+	pid_t *roots;             /* target processes, sorted; root_gone[i]: exited */
+	bool *root_gone;
+	size_t nroots;
 	pid_t *scan_buf;
 	size_t scan_cap;
 	struct sampler_stats stats;
@@ -311,8 +316,13 @@ static void build_attr(struct sampler *s, unsigned k)
 	a->exclude_callchain_kernel = !s->cfg.kernel;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->exclude_guest = 1;
-	a->inherit = !s->cfg.ntids;  /* -t: only the threads named */
-	a->inherit_thread = !s->cfg.ntids;
+	/*
+	 * -t: only the threads named. Per-CPU counters (-a) see every task
+	 * already. inherit_thread: new threads only; without it forks inherit
+	 * too (following children).
+	 */
+	a->inherit = !s->cfg.ntids && !s->cfg.system_wide;
+	a->inherit_thread = a->inherit && !s->cfg.children;
 	/* Side-band records (mmap, comm, fork/exit) once, from the first event. */
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = k == 0;
 	a->sample_id_all = 1;
@@ -501,10 +511,10 @@ static void keep_named_threads(struct sampler *s, size_t *n)
 	*n = k;
 }
 
-static int scan_threads(struct sampler *s, size_t *n)
+static int scan_threads(struct sampler *s, pid_t pid, size_t *n)
 {
 	for (;;) {
-		int r = proc_list_threads(s->cfg.pid, s->scan_buf, s->scan_cap, n);
+		int r = proc_list_threads(pid, s->scan_buf, s->scan_cap, n);
 		if (r != -ENOSPC) {
 			if (!r && s->cfg.ntids)
 				keep_named_threads(s, n);
@@ -524,14 +534,13 @@ static int scan_threads(struct sampler *s, size_t *n)
  * attach, when nothing can be inherited yet from them); otherwise only those
  * a previous scan already saw (see the file comment).
  */
-static int rescan(struct sampler *s, bool eager, char *err, size_t errlen)
+static int rescan_pid(struct sampler *s, pid_t pid, bool eager, char *err, size_t errlen)
 {
 	size_t n;
-	int added = 0, r = scan_threads(s, &n);
+	int added = 0, r = scan_threads(s, pid, &n);
 
 	if (r)
 		return r;
-	s->scan_no++;
 	for (size_t i = 0; i < n; i++) {
 		pid_t tid = s->scan_buf[i];
 		struct tid_entry *e = tid_find(s, tid);
@@ -561,6 +570,90 @@ static int rescan(struct sampler *s, bool eager, char *err, size_t errlen)
 	return added;
 }
 
+/*
+ * One scan of every target process still there. Returns the threads newly
+ * attached, or -errno; -ESRCH only when every target is gone.
+ */
+static int rescan(struct sampler *s, bool eager, char *err, size_t errlen)
+{
+	int added = 0, live = 0;
+
+	if (s->cfg.system_wide)
+		return 0;
+	s->scan_no++;
+	for (size_t i = 0; i < s->nroots; i++) {
+		int r;
+
+		if (s->root_gone[i])
+			continue;
+		r = rescan_pid(s, s->roots[i], eager, err, errlen);
+		if (r == -ESRCH) {
+			s->root_gone[i] = true;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		live++;
+		added += r;
+	}
+	return live ? added : -ESRCH;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool is_root(const struct sampler *s, pid_t pid)
+{
+	if (s->nroots == 1)
+		return s->roots[0] == pid;
+	return bsearch(&pid, s->roots, s->nroots, sizeof(pid), pid_cmp) != NULL;
+}
+
+/* The target processes, sorted and without duplicates. */
+static int set_roots(struct sampler *s)
+{
+	size_t n = s->cfg.npids ? s->cfg.npids : 1, k = 0;
+
+	s->roots = malloc(n * sizeof(*s->roots));
+	s->root_gone = calloc(n, sizeof(*s->root_gone));
+	if (!s->roots || !s->root_gone)
+		return -ENOMEM;
+	if (s->cfg.npids)
+		memcpy(s->roots, s->cfg.pids, n * sizeof(*s->roots));
+	else
+		s->roots[0] = s->cfg.pid;
+	qsort(s->roots, n, sizeof(*s->roots), pid_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!k || s->roots[k - 1] != s->roots[i])
+			s->roots[k++] = s->roots[i];
+	s->nroots = k;
+	s->cfg.pids = NULL; /* not ours to keep */
+	return 0;
+}
+
+/*
+ * -a: one counter per (event, CPU) on every task. Needs root, CAP_PERFMON
+ * or kernel.perf_event_paranoid <= 0; the error says so.
+ */
+static int attach_system_wide(struct sampler *s, char *err, size_t errlen)
+{
+	int r = attach_thread(s, -1, err, errlen);
+
+	if (r == -EACCES || r == -EPERM) {
+		long paranoid = 2;
+
+		proc_sysctl_int("kernel/perf_event_paranoid", &paranoid);
+		snprintf(err, errlen, "sampling the whole machine (-a) needs root, CAP_PERFMON or "
+			 "kernel.perf_event_paranoid <= 0 (it is %ld here: sysctl -w "
+			 "kernel.perf_event_paranoid=0, or run as root)", paranoid);
+	}
+	return r;
+}
+
 struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t errlen)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
@@ -586,12 +679,21 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t 
 	for (unsigned k = 0; k < s->nev; k++)
 		build_attr(s, k);
 	s->attr = s->attrs[0];
+	if (set_roots(s))
+		goto oom;
+	if (cfg->system_wide) {
+		r = attach_system_wide(s, err, errlen);
+		if (r == -ENOMEM)
+			goto oom;
+		if (r)
+			goto fail;
+	}
 
 	/*
 	 * Attach until a scan finds nothing new: threads created meanwhile by
 	 * threads not yet attached are caught by the next round.
 	 */
-	for (int round = 0; round < 16; round++) {
+	for (int round = 0; round < 16 && !cfg->system_wide; round++) {
 		r = rescan(s, true, err, errlen);
 		if (r == -ESRCH && !s->stats.threads_seen) {
 			snprintf(err, errlen, "no such process: PID %d", (int)cfg->pid);
@@ -657,6 +759,8 @@ void sampler_free(struct sampler *s)
 	free(s->bufs);
 	free(s->tids);
 	free(s->scan_buf);
+	free(s->roots);
+	free(s->root_gone);
 	free(s->scratch);
 	free(s->ids);
 	free(s);
@@ -745,9 +849,10 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 					       &r) == 0) {
 				if (r.kind == PREC_SAMPLE)
 					r.sample.event = event;
-				if (r.kind == PREC_FORK && r.task.pid == (uint32_t)s->cfg.pid)
+				if (r.kind == PREC_FORK && is_root(s, (pid_t)r.task.pid))
 					mark_inherited(s, (pid_t)r.task.tid);
-				else if (r.kind == PREC_SAMPLE && r.sample.pid == (uint32_t)s->cfg.pid)
+				else if (r.kind == PREC_SAMPLE && !s->cfg.system_wide &&
+					 is_root(s, (pid_t)r.sample.pid))
 					mark_inherited(s, (pid_t)r.sample.tid);
 				stop = fn(arg, &r);
 			} else {
@@ -807,7 +912,7 @@ int sampler_read_times(const struct sampler *s, uint64_t *enabled, uint64_t *run
 	 * it. Report enabled per CPU so running == enabled means "never
 	 * multiplexed".
 	 */
-	for (unsigned k = 0; k < s->nev; k++)
+	for (unsigned k = 0; k < s->nev && !s->cfg.system_wide; k++)
 		enabled[k] /= s->nbufs;
 	return 0;
 }

@@ -68,7 +68,8 @@ void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
 
 /*
  * The cache: direct-mapped by address. An entry is valid for the maps
- * generation it was filled in (any mmap, exec or reload changes it), and
+ * generation it was filled in (any mmap, exec or reload changes it) of the
+ * maps it was filled from (one cache serves every process of a session), and
  * only file-backed frames are cached — perf-map names for JIT code can
  * appear later and are looked up each time.
  */
@@ -77,6 +78,7 @@ void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
 struct symcache_entry {
 	uint64_t addr;
 	uint64_t gen;           /* maps generation + 1; 0 = empty */
+	const struct maps *maps;
 	struct frame frame;
 };
 
@@ -121,7 +123,7 @@ void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
 		struct symcache_entry *e =
 			&c->e[(addr * 0x9E3779B97F4A7C15ULL) >> 50 & (SYMCACHE_SIZE - 1)];
 
-		if (e->gen == gen && e->addr == addr) {
+		if (e->gen == gen && e->addr == addr && e->maps == maps) {
 			out[i] = e->frame;
 			continue;
 		}
@@ -130,9 +132,17 @@ void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
 		if (out[i].map && out[i].map->mod) {
 			e->addr = addr;
 			e->gen = gen;
+			e->maps = maps;
 			e->frame = out[i];
 		}
 	}
+}
+
+void symbol_cache_forget(struct symbol_cache *c, const struct maps *maps)
+{
+	for (size_t i = 0; i < SYMCACHE_SIZE; i++)
+		if (c->e[i].maps == maps)
+			c->e[i].gen = 0;
 }
 
 static bool is_anon_path(const char *path)

@@ -32,10 +32,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "pmutop/symbols/debuginfo.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
-#include "pmutop/symbols/perfmap.h"
 
 #define MAX_VDSO_SIZE (1u << 20)
 /* Mappings no longer current kept for pending lookups (maps_prune). */
@@ -52,12 +50,13 @@ struct maps {
 	size_t nall, capall;
 
 	uint32_t next_id;
+	uint32_t serial;          /* of these maps among a session's (maps_set_serial) */
 	uint64_t generation;
 	uint64_t pruned;          /* history entries freed by maps_prune() */
 
 	bool same_mntns;          /* the host path may be opened (maps_same_mount_ns) */
-	struct debuginfo *dbg;    /* DWARF per module, shared by every mapping */
-	struct perfmap *perfmap;  /* JIT names */
+	struct debuginfo *dbg;    /* DWARF reader handed to every mapping (not owned) */
+	struct perfmap *perfmap;  /* JIT names (not owned) */
 };
 
 static int grow(void *arrp, size_t *cap, size_t need, size_t elem)
@@ -103,9 +102,15 @@ struct maps *maps_new(pid_t pid, struct module_cache *cache)
 	m->pid = pid;
 	m->cache = cache;
 	m->same_mntns = same_mount_ns(pid);
-	m->dbg = debuginfo_new(pid, m->same_mntns);
-	m->perfmap = perfmap_new(pid, m->same_mntns);
 	return m;
+}
+
+void maps_set_symbol_sources(struct maps *m, struct debuginfo *dbg, struct perfmap *pm)
+{
+	m->dbg = dbg;
+	m->perfmap = pm;
+	for (size_t i = 0; i < m->nall; i++)
+		m->all[i]->dbg = dbg;
 }
 
 void maps_free(struct maps *m)
@@ -118,8 +123,6 @@ void maps_free(struct maps *m)
 	}
 	free(m->all);
 	free(m->cur);
-	debuginfo_free(m->dbg);
-	perfmap_free(m->perfmap);
 	free(m);
 }
 
@@ -166,6 +169,7 @@ static struct mapping *mapping_new(struct maps *m, uint64_t start, uint64_t end,
 		return NULL;
 	}
 	map->id = ++m->next_id;
+	map->key = (uint64_t)m->serial << 32 | map->id;
 	map->start = start;
 	map->end = end;
 	map->pgoff = pgoff;
@@ -385,6 +389,35 @@ int maps_add(struct maps *m, uint64_t start, uint64_t len, uint64_t pgoff,
 	err = cur_insert(m, map);
 	m->generation++;
 	return err;
+}
+
+void maps_set_serial(struct maps *m, uint32_t serial)
+{
+	m->serial = serial;
+}
+
+struct maps *maps_clone(const struct maps *parent, pid_t pid, uint32_t serial)
+{
+	struct maps *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->pid = pid;
+	m->serial = serial;
+	m->cache = parent->cache;
+	/* A forked child stays in its parent's mount namespace until it unshares. */
+	m->same_mntns = parent->same_mntns;
+	for (size_t i = 0; i < parent->ncur; i++) {
+		const struct mapping *old = parent->cur[i];
+		struct mapping *map = mapping_piece(m, old, old->start, old->end);
+
+		if (!map || cur_insert(m, map)) {
+			maps_free(m);
+			return NULL;
+		}
+	}
+	m->generation = 1;
+	return m;
 }
 
 void maps_reset(struct maps *m)

@@ -8,6 +8,7 @@
 #include "pmutop/target/proc.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -96,6 +97,79 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 	for (size_t i = 0; i + 1 < n; i++)
 		if (buf[i] == 0)
 			buf[i] = ' ';
+	return 0;
+}
+
+/* The parent pid in /proc/PID/stat (after the ")" that ends the command name). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t r;
+	int ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	r = read_small_file(path, buf, sizeof(buf));
+	if (r <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+int proc_descendants(const pid_t *roots, size_t nroots, pid_t *out, size_t cap, size_t *n)
+{
+	struct { pid_t pid, ppid; } *all = NULL;
+	size_t nall = 0, capall = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+
+		if (*end || v <= 0)
+			continue;
+		if (nall == capall) {
+			size_t nc = capall ? capall * 2 : 1024;
+			void *q = realloc(all, nc * sizeof(*all));
+			if (!q) {
+				closedir(d);
+				free(all);
+				return -ENOMEM;
+			}
+			all = q;
+			capall = nc;
+		}
+		all[nall].pid = (pid_t)v;
+		all[nall].ppid = parent_of((pid_t)v);
+		nall++;
+	}
+	closedir(d);
+	/* Breadth first from the roots: out[] doubles as the queue. */
+	for (size_t i = 0; i < nroots && *n < cap; i++)
+		out[(*n)++] = roots[i];
+	for (size_t q = 0; q < *n; q++)
+		for (size_t i = 0; i < nall; i++) {
+			bool known = false;
+
+			if (all[i].ppid != out[q])
+				continue;
+			for (size_t k = 0; k < *n && !known; k++)
+				known = out[k] == all[i].pid;
+			if (known)
+				continue;
+			if (*n == cap) {
+				free(all);
+				return -ENOSPC;
+			}
+			out[(*n)++] = all[i].pid;
+		}
+	free(all);
 	return 0;
 }
 

@@ -37,6 +37,12 @@
 
 #define RULES_MAX (1u << 16) /* cached addresses before the cache starts over */
 #define LIVE_PAGE 4096u      /* bytes of the live target read at once past the stack copy */
+/*
+ * The table starts small and doubles up to 2 * RULES_MAX: a session has one
+ * unwinder per process, and most processes (a shell, a short child) run
+ * little code; flushing (exec, new code) then clears only what was used.
+ */
+#define RULES_FIRST_CAP 1024u
 
 enum rule_kind {
 	RULE_EMPTY = 0,
@@ -91,7 +97,7 @@ struct fast_unwinder *fast_unwinder_new(struct maps *maps)
 	if (!f)
 		return NULL;
 	f->maps = maps;
-	f->rule_cap = RULES_MAX * 2;
+	f->rule_cap = RULES_FIRST_CAP;
 	f->rules = calloc(f->rule_cap, sizeof(*f->rules));
 	if (!f->rules) {
 		free(f);
@@ -408,6 +414,31 @@ out:
 	free(frame);
 }
 
+/* Double the table (at half load); 0, or -ENOMEM and the table is as it was. */
+static int rules_grow(struct fast_unwinder *f)
+{
+	size_t cap = f->rule_cap * 2, mask = cap - 1;
+	struct rule *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t k = 0; k < f->rule_cap; k++) {
+		const struct rule *r = &f->rules[k];
+		size_t i;
+
+		if (r->kind == RULE_EMPTY)
+			continue;
+		i = (size_t)((r->addr * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+		while (t[i].kind != RULE_EMPTY)
+			i = (i + 1) & mask;
+		t[i] = *r;
+	}
+	free(f->rules);
+	f->rules = t;
+	f->rule_cap = cap;
+	return 0;
+}
+
 static const struct rule *rule_get(struct fast_unwinder *f, uint64_t addr)
 {
 	size_t mask = f->rule_cap - 1;
@@ -422,10 +453,12 @@ static const struct rule *rule_get(struct fast_unwinder *f, uint64_t addr)
 		i = (i + 1) & mask;
 	}
 	/* A miss: bounded cache, started over when full (code is finite anyway). */
-	if (f->nrules >= RULES_MAX) {
+	if (f->nrules >= RULES_MAX || ((f->nrules + 1) * 2 > f->rule_cap && rules_grow(f)))
 		fast_unwinder_flush(f);
-		i = (size_t)((addr * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
-	}
+	mask = f->rule_cap - 1;
+	i = (size_t)((addr * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+	while (f->rules[i].kind != RULE_EMPTY)
+		i = (i + 1) & mask;
 	struct rule *r = &f->rules[i];
 	memset(r, 0, sizeof(*r));
 	r->addr = addr;

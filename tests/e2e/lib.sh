@@ -341,3 +341,26 @@ http_start() {
 	done
 	[[ -n $PORT ]] || { show server.err; fail "the server did not report its address (loopback)"; }
 }
+
+# cum_share PROFILE FUNC [PPROF ARGS...]: FUNC's cumulative value as a % of
+# the total (of the samples any -tagfocus in ARGS keeps).
+cum_share() {
+	local prof=$1 fn=$2
+	shift 2
+	pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -unit=ns "$@" "$prof" 2>/dev/null |
+		awk -v f="$fn" '
+		# "Showing nodes accounting for X, P% of T total": with every node
+		# shown, X is the total of the samples kept by any -tagfocus.
+		/^Showing nodes accounting for/ { t = $5; sub(/[a-z]*,$/, "", t); t += 0 }
+		/^ +flat +flat%/ { body = 1; next }
+		body && $6 == f { c = $4; sub(/[a-z]+$/, "", c); v += c }
+		END { if (t > 0) printf "%.1f\n", 100 * v / t; else print 0 }'
+}
+
+# tag_values PROFILE KEY: the values of label KEY with their share, "VALUE\tPCT".
+tag_values() {
+	pprof -tags "$1" 2>/dev/null | awk -v k="$2:" '
+		$1 == k { on = 1; next }
+		on && NF == 0 { on = 0 }
+		on && /%\):/ { v = $NF; p = $0; sub(/.*\( */, "", p); sub(/%.*/, "", p); print v "\t" p }'
+}

@@ -49,7 +49,8 @@ shares_ok() {
 }
 
 # 1. Two software events: the first event's pprof columns, then cpu-clock.
-run_pmutop two -e task-clock,cpu-clock --duration "$DUR" -- "$W/shares" $((DUR + 5))
+run_pmutop two -e task-clock,cpu-clock --duration "$DUR" --table-file two.table -- "$W/shares" $((DUR + 5))
+mv two.table two.out # launched: the table goes to -o, never into the command's stdout
 show two.out 16
 (( RC == 0 )) || { show two.err; fail "pmutop -e task-clock,cpu-clock exited with status $RC"; }
 grep -qx 'Events: task-clock (flat, cum); cpu-clock (flat); sampled counts are estimates (samples x period)' two.out ||
@@ -64,7 +65,8 @@ shares_ok two.out 6 7 1.0 || fail "cpu-clock column shares are wrong"
 info "task-clock and cpu-clock columns both give the known shares"
 
 # 2. One event: the plain pprof table.
-run_pmutop one -e task-clock --duration 1 -- "$W/shares" 6
+run_pmutop one -e task-clock --duration 1 --table-file one.table -- "$W/shares" 6
+mv one.table one.out
 (( RC == 0 )) || { show one.err; fail "pmutop -e task-clock exited with status $RC"; }
 grep -q '^Events:' one.out && fail "a single-event table got the events line"
 title=$(grep -E '^ +flat +flat%' one.out)
@@ -81,7 +83,8 @@ if (( ! EV_HW )); then
 	pass "multi-event text table: event columns, shares in each, single-event table unchanged"
 fi
 ITERS=$(quick_or 40000 20000)
-run_pmutop ipc -e cycles,instructions -- "$W/fixed_work" "$ITERS"
+run_pmutop ipc -e cycles,instructions --table-file ipc.table -- "$W/fixed_work" "$ITERS"
+mv ipc.table ipc.out
 show ipc.out 8
 (( RC == 0 )) || { show ipc.err; fail "pmutop -e cycles,instructions exited with status $RC"; }
 grep -q 'Ratios (~) of the flat estimates: IPC~ = instructions/cycles' ipc.out ||

@@ -106,11 +106,12 @@ row no_such_pid       1 'no such process' -p 4194303 "${EV[@]}"
 row freq_clamped      0 'max_sample_rate=[0-9]+: sampling at [0-9]+ Hz' -p "$PID" -F 1000000 -d "$DUR" --no-tui "${EV[@]}"
 row period_absurd     0 '--period 1 is shorter.*using [0-9]+' -p "$PID" --period 1 -d "$DUR" --no-tui "${EV[@]}"
 # ---- options pmutop does not have: the nearest one and what differs ------------
-row perf_a            2 '-a.*whole system.*-p PID or -- COMMAND' -a
+row perf_a_and_p      2 '-a profiles every process already: drop -p' -a -p "$PID"
 row perf_K            2 '-e EVENT:k' -K -p "$PID"
 row perf_U            2 '-e EVENT:k' -U -p "$PID"
 row pyspy_idle        2 'not yet' --idle -p "$PID"
-row pyspy_subproc     2 'not yet' record --subprocesses -p "$PID"
+row pyspy_subproc     0 'wrote sub\.pb\.gz' record --subprocesses -p "$PID" -o sub.pb.gz -d "$DUR" "${EV[@]}"
+row pyspy_s           2 '--subprocesses' -s -p "$PID"
 row pyspy_f           2 '--format pprof\|folded' -f speedscope -p "$PID"
 row pyspy_gil         2 'Python-only' --gil -p "$PID"
 row typo_duration     2 'did you mean --duration\?' -p "$PID" --durtion 5

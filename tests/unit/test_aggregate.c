@@ -22,11 +22,11 @@
 #include "agg_spec.h"
 
 static struct mapping map_exe = {
-	.id = 7, .start = 0x400000, .end = 0x500000, .pgoff = 0x1000,
+	.id = 7, .key = 7, .start = 0x400000, .end = 0x500000, .pgoff = 0x1000,
 	.exec = true, .path = "/usr/bin/app",
 };
 static struct mapping map_lib = {
-	.id = 9, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0,
+	.id = 9, .key = 9, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0,
 	.exec = true, .path = "/usr/lib/libx.so",
 };
 
@@ -122,7 +122,7 @@ static void test_interning(void **state)
 {
 	char path[] = "/opt/mutable/libm.so";
 	struct mapping map_mut = {
-		.id = 11, .start = 0x10000, .end = 0x20000, .pgoff = 0x3000,
+		.id = 11, .key = 11, .start = 0x10000, .end = 0x20000, .pgoff = 0x3000,
 		.path = path,
 	};
 	struct frame f[] = {

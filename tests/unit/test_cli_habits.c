@@ -147,12 +147,10 @@ static void foreign_options_point_to_ours(void **state)
 	struct pmutop_opts o;
 
 	(void)state;
-	expect_error(&o, "-p PID or -- COMMAND", "-a");
+	expect_error(&o, "--subprocesses", "-s", "-p", "1");
 	expect_error(&o, "-e EVENT:k", "-K", "-p", "1");
 	expect_error(&o, "-e EVENT:k", "-U", "-p", "1");
 	expect_error(&o, "not yet", "--idle", "-p", "1");
-	expect_error(&o, "not yet", "--subprocesses", "-p", "1");
-	expect_error(&o, "not yet", "record", "--subprocesses", "-p", "1");
 	expect_error(&o, "--format", "-f", "speedscope", "-p", "1");
 	expect_error(&o, "did you mean --duration?", "-p", "1", "--durtion", "5");
 	expect_error(&o, "did you mean --duration?", "-p", "1", "--durations=5");

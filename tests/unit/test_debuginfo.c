@@ -55,6 +55,7 @@ static int line_of(const char *marker)
 struct fixture {
 	struct module_cache *mc;
 	struct maps *maps;
+	struct debuginfo *dbg;
 };
 
 static int setup(void **state)
@@ -63,6 +64,9 @@ static int setup(void **state)
 
 	f->mc = module_cache_new();
 	f->maps = maps_new(getpid(), f->mc);
+	/* The maps only hand the reader to their mappings; its owner frees it. */
+	f->dbg = debuginfo_new(getpid(), true);
+	maps_set_symbol_sources(f->maps, f->dbg, NULL);
 	assert_int_equal(maps_load_proc(f->maps), 0);
 	*state = f;
 	return 0;
@@ -73,6 +77,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	maps_free(f->maps);
+	debuginfo_free(f->dbg);
 	module_cache_free(f->mc);
 	free(f);
 	return 0;

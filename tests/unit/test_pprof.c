@@ -33,11 +33,11 @@
 typedef Perftools__Profiles__Profile Profile;
 
 static struct mapping map_exe = {
-	.id = 3, .start = 0x400000, .end = 0x480000, .pgoff = 0x1000,
+	.id = 3, .key = 3, .start = 0x400000, .end = 0x480000, .pgoff = 0x1000,
 	.exec = true, .path = "/usr/bin/app",
 };
 static struct mapping map_lib = {
-	.id = 4, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0x2000,
+	.id = 4, .key = 4, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0x2000,
 	.exec = true, .path = "/usr/lib/libx.so",
 };
 
@@ -338,11 +338,11 @@ static void test_encode_empty(void **state)
 static void test_main_mapping_first(void **state)
 {
 	struct mapping ld = {
-		.id = 1, .start = 0x7f1000000000, .end = 0x7f1000030000,
+		.id = 1, .key = 1, .start = 0x7f1000000000, .end = 0x7f1000030000,
 		.path = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
 	};
 	struct mapping libc = {
-		.id = 2, .start = 0x7f2000000000, .end = 0x7f2000200000,
+		.id = 2, .key = 2, .start = 0x7f2000000000, .end = 0x7f2000200000,
 		.path = "/usr/lib/x86_64-linux-gnu/libc.so.6",
 	};
 	struct frame f[3] = {

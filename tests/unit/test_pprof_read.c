@@ -35,11 +35,11 @@ typedef Perftools__Profiles__Profile Profile;
 static char err[512];
 
 static struct mapping map_exe = {
-	.id = 3, .start = 0x400000, .end = 0x480000, .pgoff = 0x1000,
+	.id = 3, .key = 3, .start = 0x400000, .end = 0x480000, .pgoff = 0x1000,
 	.exec = true, .path = "/usr/bin/app",
 };
 static struct mapping map_lib = {
-	.id = 4, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0x2000,
+	.id = 4, .key = 4, .start = 0x7f0000000000, .end = 0x7f0000100000, .pgoff = 0x2000,
 	.exec = true, .path = "/usr/lib/libx.so",
 };
 

@@ -46,11 +46,21 @@ enum cli_verb {
 #define CLI_IN(verb) (1u << (verb))
 
 #define CLI_MAX_NOTES 4
+/* Most processes -p takes (a list, or with --subprocesses their descendants). */
+#define PMUTOP_MAX_PIDS 1024
 #define CLI_MAX_TIDS 64
 
 struct pmutop_opts {
 	enum cli_verb verb;      /* the first word, CLI_VERB_NONE when none */
 	pid_t pid;               /* -p; 0 when launching a command */
+	pid_t pids[PMUTOP_MAX_PIDS]; /* -p PID,PID,...: every target process (pid is the first) */
+	size_t npids;            /* entries in pids (0: pid alone, or launching) */
+	bool no_children;        /* --no-children: don't follow child processes */
+	bool subprocesses;       /* --subprocesses: -p also attaches existing descendants */
+	bool system_wide;        /* -a: every process on every CPU */
+	unsigned max_processes;  /* --max-processes: processes kept at once; 0 = default */
+	const char *table_file;  /* --table-file FILE: the table there, not on stdout/stderr */
+	bool live_view;          /* set by main: the live view owns the terminal */
 	char **cmd;              /* argv after "--", NULL-terminated; NULL in attach mode */
 	struct pmu_event event;  /* -e, parsed: the first event (events[0]) */
 	struct pmu_event events[PMUTOP_MAX_EVENTS]; /* every -e, in order */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pmutop/frontend/process.h"
 #include "pmutop/sample/events.h"
 #include "pmutop/unwind/unwind.h"
 
@@ -76,6 +77,9 @@ struct session_status {
 	const char *skipped_first; /* "PATH: why" of the first, valid until session_free */
 	char perfmap_note[400];    /* perfmap_note(): the JIT map was throttled or capped, else "" */
 	const char *symbol_note;   /* symbol_cache_note(): a Go binary's unusable .gopclntab, else "" */
+	bool follow;               /* child processes are followed */
+	struct process_stats procs; /* processes followed, exited, not followed */
+	uint64_t unfollowed_samples; /* samples of processes not followed */
 };
 
 struct session;
@@ -119,6 +123,14 @@ int session_window(struct session *s, int (*write)(void *arg, const struct aggre
 
 const struct aggregate *session_aggregate(const struct session *s);
 void session_get_status(const struct session *s, struct session_status *st);
+
+/*
+ * What pmutop should exit with for a launched command, like time(1): the
+ * command's exit status, or 128+N when signal N ended it - when it ended
+ * by itself. -1 when nothing was launched or pmutop ended it (--duration,
+ * q, SIGINT/SIGTERM to pmutop), and pmutop's own status applies.
+ */
+int session_command_exit_code(const struct session_status *st);
 
 /* Event k of the run (k < status.nevents) and its period; NULL past the end. */
 const struct pmu_event *session_event(const struct session *s, size_t k, uint64_t *period);

@@ -91,6 +91,8 @@ struct agg_thread {
 	uint32_t nthreads;     /* threads counted here: 1, or a group's folded threads */
 	bool exited;           /* the thread ended; folded into its name later */
 	bool folded;           /* a group: exited threads of this name */
+	uint32_t pid;          /* its process; 0 when unknown (a loaded profile without labels) */
+	char comm[16];         /* its process's command name ("" when unknown) */
 };
 
 /* Thread ids from here up are groups of exited threads (above any pid_max). */
@@ -235,6 +237,9 @@ struct agg_leaf_part {
 	uint64_t weights[PMUTOP_MAX_EVENTS];
 };
 int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, size_t *n);
+/* The process a thread belongs to (pid, command name); the latest call wins. */
+void aggregate_set_thread_process(struct aggregate *a, uint32_t tid, uint32_t pid,
+				  const char *comm);
 
 /* Mutable run facts (the record loop fills them in). */
 struct agg_info *aggregate_info(struct aggregate *a);

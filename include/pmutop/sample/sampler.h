@@ -23,7 +23,24 @@
 struct perf_rec;
 
 struct sampler_config {
-	pid_t pid;
+	pid_t pid;              /* the target; or the first of pids[] */
+	/*
+	 * Several targets (-p A,B, --subprocesses): when npids > 0, pids[]
+	 * (copied) replace pid. Each one's threads are attached and rescanned.
+	 */
+	const pid_t *pids;
+	size_t npids;
+	/*
+	 * Follow child processes: counters are inherited by forks too (not only
+	 * by new threads), so a child is sampled from its first instruction
+	 * and its FORK/COMM/MMAP2/EXIT records come through the same buffers.
+	 */
+	bool children;
+	/*
+	 * The whole machine (-a): one counter per CPU on every task (pid -1),
+	 * no per-thread counters, no rescans; pids are ignored.
+	 */
+	bool system_wide;
 	struct pmu_event event;
 	uint64_t period;        /* events per sample, or Hz when freq */
 	/*
@@ -78,7 +95,8 @@ struct sampler;
 size_t sampler_sample_size(unsigned stack_size);
 
 /*
- * Open counters on every thread of cfg->pid. On failure returns NULL with
+ * Open counters on every thread of cfg->pid (or pids[], or every CPU). On
+ * failure returns NULL with
  * an actionable message in err (which tid, which knob).
  */
 struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t errlen);

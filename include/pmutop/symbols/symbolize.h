@@ -45,6 +45,8 @@ void symbolize_stack(const struct maps *maps, const uint64_t *ips, unsigned n,
 struct symbol_cache;
 struct symbol_cache *symbol_cache_new(void);
 void symbol_cache_free(struct symbol_cache *c);
+/* Drop every entry filled from maps (about to be freed). */
+void symbol_cache_forget(struct symbol_cache *c, const struct maps *maps);
 void symbolize_stack_cached(struct symbol_cache *c, const struct maps *maps,
 			    const uint64_t *ips, unsigned n, struct frame *out);
 

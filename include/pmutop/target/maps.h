@@ -21,6 +21,7 @@ struct perfmap;
 
 struct mapping {
 	uint32_t id;            /* unique within the maps, from 1 */
+	uint64_t key;           /* unique within a session: maps serial << 32 | id */
 	uint64_t start, end;    /* [start, end) in the target */
 	uint64_t pgoff;         /* file offset of start */
 	uint64_t dev, ino;      /* dev = makedev(major, minor) */
@@ -37,6 +38,28 @@ struct maps;
 /* New empty map for pid; modules are opened through cache. NULL on ENOMEM. */
 struct maps *maps_new(pid_t pid, struct module_cache *cache);
 void maps_free(struct maps *m);
+
+/*
+ * A forked child's maps: the parent's current view copied (same modules,
+ * new mapping objects owned by the new maps), with its own serial. NULL on
+ * ENOMEM.
+ */
+struct maps *maps_clone(const struct maps *parent, pid_t pid, uint32_t serial);
+
+/*
+ * Several processes' maps in one session: a serial of its own for each
+ * (before any mapping is added) makes mapping.key unique across them, so
+ * the aggregate can tell mappings apart even after the history was pruned
+ * and memory reused. 0 (the default) is fine for a single process.
+ */
+void maps_set_serial(struct maps *m, uint32_t serial);
+
+/*
+ * The symbol sources of the process these maps describe (see
+ * frontend/process.h, which owns them): every mapping, past and future,
+ * points at dbg; maps_perfmap() returns pm. Either may be NULL.
+ */
+void maps_set_symbol_sources(struct maps *m, struct debuginfo *dbg, struct perfmap *pm);
 
 /* Replace the current view with /proc/PID/maps. Returns 0 or -errno. */
 int maps_load_proc(struct maps *m);
@@ -77,7 +100,7 @@ uint64_t maps_generation(const struct maps *m);
 pid_t maps_pid(const struct maps *m);
 
 /*
- * The target's JIT perf map reader (perfmap.h), or NULL (ENOMEM). Lookups
+ * The target's JIT perf map reader (perfmap.h), or NULL (none set). Lookups
  * may re-read the file, hence the non-const result.
  */
 struct perfmap *maps_perfmap(const struct maps *m);

@@ -36,6 +36,13 @@ int proc_cmdline(pid_t pid, char *buf, size_t len);
  */
 int proc_thread_group(pid_t tid, pid_t *tgid, bool *kernel_thread);
 
+/*
+ * The roots and every live descendant of them (from the parent pids in
+ * /proc/PID/stat), roots first, into out[0..*n) (at most cap). Returns 0,
+ * -ENOSPC when there are more, or -errno.
+ */
+int proc_descendants(const pid_t *roots, size_t nroots, pid_t *out, size_t cap, size_t *n);
+
 /* Read an integer sysctl such as "kernel/perf_event_paranoid"; -errno on failure. */
 int proc_sysctl_int(const char *name, long *value);
 
