@@ -1659,7 +1659,8 @@ static int copy_threads(struct copy *c, bool fold)
 				return -ENOMEM;
 			if (!ot->folded)
 				c->b->info.threads_folded++;
-			nt->nthreads += ot->nthreads;
+			/* Threads with samples (COMM records also name unsampled ones). */
+			nt->nthreads += ot->folded ? ot->nthreads : ot->samples ? 1 : 0;
 		} else {
 			nt = thread_get(c->b, ot->tid);
 			if (!nt)

@@ -88,7 +88,8 @@ struct agg_thread {
 	uint32_t tid;          /* a folded group's is AGG_TID_GROUP + n (not a real tid) */
 	char name[16];
 	uint64_t samples;
-	uint32_t nthreads;     /* threads counted here: 1, or a group's folded threads */
+	uint32_t nthreads;     /* threads counted here: 1, or a group's folded threads
+	                          that had samples */
 	bool exited;           /* the thread ended; folded into its name later */
 	bool folded;           /* a group: exited threads of this name */
 	uint32_t pid;          /* its process; 0 when unknown (a loaded profile without labels) */
