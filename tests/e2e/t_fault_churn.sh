@@ -66,11 +66,6 @@ if readable churn.pb.gz; then
 	(( $(flat_of churn_work) > 0 )) || problem "no churn_work samples"
 	raw_samples churn.pb.gz >samples.txt || problem "pprof -raw cannot read it"
 	ntids=$(awk -F'\t' -v p="$target" '$3 != p && $3 != "-" { print $3 }' samples.txt | sort -u | wc -l)
-	# Exited threads past 64 are folded into their name (issue 23): the
-	# group's samples carry threads:[N] instead of a tid.
-	folded=$(grep -o 'threads:\[[0-9]*' "$T/raw.txt" | sed 's/.*\[//' | sort -n | tail -1)
-	info "exited threads folded into their name: ${folded:-0}"
-	ntids=$((ntids + ${folded:-0}))
 	nnamed=$(awk -F'\t' '$2 == "churn" && $4 ~ /churn_work/' samples.txt | wc -l)
 	# Exited threads past a cap are folded into one record per name (issue
 	# 23): its "threads" label counts them.
