@@ -173,17 +173,6 @@ void debuginfo_free(struct debuginfo *d)
 
 /* ---- opening a module's DWARF ------------------------------------------ */
 
-static void hex(char *out, const unsigned char *in, int n)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (int i = 0; i < n; i++) {
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-}
-
 /* Remember a target file that was refused, for debuginfo_skipped(). */
 static void note_skipped(struct debuginfo *d, const char *path, const char *why)
 {
@@ -243,7 +232,7 @@ static Dwfl *try_open(struct debuginfo *d, const struct module *mod, const char 
 
 		if (n <= 0 || n > 64)
 			goto fail;
-		hex(got, bits, n);
+		module_hex_encode(got, bits, (size_t)n);
 		if (strcmp(got, want) != 0)
 			goto fail;
 	}
@@ -302,7 +291,7 @@ static bool debug_file_matches(int fd, const struct module *mod, bool by_name)
 		ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
 
 		if (n > 0 && n <= 64) {
-			hex(got, bits, (int)n);
+			module_hex_encode(got, bits, (size_t)n);
 			ok = strcmp(got, want) == 0;
 		}
 	} else if (by_name) {

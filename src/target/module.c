@@ -192,7 +192,7 @@ static void module_free(struct module *m)
 
 /* ---- parsing ------------------------------------------------------------ */
 
-static void hex_encode(char *out, const unsigned char *in, size_t n)
+void module_hex_encode(char *out, const unsigned char *in, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
 
@@ -218,7 +218,7 @@ static void parse_notes(struct module *m, Elf_Data *data)
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    memcmp(base + name_off, "GNU", 4) == 0 &&
 		    nh.n_descsz > 0 && nh.n_descsz <= MAX_BUILD_ID) {
-			hex_encode(m->build_id, (const unsigned char *)base + desc_off,
+			module_hex_encode(m->build_id, (const unsigned char *)base + desc_off,
 				   nh.n_descsz);
 			return;
 		}

@@ -58,6 +58,9 @@ const char *module_path(const struct module *m);
 /* Lower-case hex GNU build-id, or "" when the file has none. */
 const char *module_build_id(const struct module *m);
 
+/* n bytes as lower-case hex into out (2n + 1 bytes): how build-ids are written. */
+void module_hex_encode(char *out, const unsigned char *in, size_t n);
+
 /*
  * The libelf handle of the object's image (for libdw's CFI reader), or NULL.
  * Owned by the module; valid until module_cache_free().
