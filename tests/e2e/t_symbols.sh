@@ -30,7 +30,7 @@ TQ=$(fn_name lib_three_quarters)
 info "expect $Q (lib_quarter, 25%) and $TQ (lib_three_quarters, 75%)"
 
 # 1. the table.
-run_pmutop tab --no-tui -e task-clock -- s/nosym_main "$DUR" fde
+run_pmutop tab --no-tui --table-file tab.out -e task-clock -- s/nosym_main "$DUR" fde
 (( RC == 0 )) || { show tab.err; fail "pmutop exited with status $RC"; }
 show tab.out 8
 awk -v q="$Q" -v tq="$TQ" '
@@ -88,7 +88,7 @@ grep -oE 'libnosym\.so\+0x[0-9a-f]+' st.out | grep -vxF -e "$Q" -e "$TQ" | grep 
 	fail "--stacks names a libnosym.so frame the profile does not"
 
 # 3. PLT.
-run_pmutop plt --no-tui -e task-clock -- s/nosym_main "$DUR" plt
+run_pmutop plt --no-tui --table-file plt.out -e task-clock -- s/nosym_main "$DUR" plt
 (( RC == 0 )) || fail "pmutop exited with status $RC"
 show plt.out 6
 grep -qE ' plt_empty@plt$' plt.out || fail "no plt_empty@plt row"
@@ -96,7 +96,7 @@ grep -qE ' _init$' plt.out && fail "a row named _init"
 
 # 4. Debian's libcrypto.
 if command -v openssl >/dev/null 2>&1; then
-	run_pmutop ssl --no-tui -e task-clock -- openssl speed -seconds 1 -bytes 16384 -evp sha256
+	run_pmutop ssl --no-tui --table-file ssl.out -e task-clock -- openssl speed -seconds 1 -bytes 16384 -evp sha256
 	(( RC == 0 )) || { show ssl.err; fail "pmutop on openssl speed exited with status $RC"; }
 	show ssl.out 6
 	# Rows of 1% or more: one per unnamed function (a few), not one per address (dozens).
