@@ -160,6 +160,12 @@ static void name_thread(struct session *s, struct process *p, uint32_t tid)
 
 	if (t && t->name[0] && t->pid == (uint32_t)process_pid(p))
 		return;
+	/* Named by its COMM record already (a thread that renamed itself may
+	 * be gone from /proc by now): keep that name, add the process. */
+	if (t && t->name[0] && !t->pid) {
+		aggregate_set_thread_process(s->agg, tid, (uint32_t)process_pid(p), process_comm(p));
+		return;
+	}
 	if (proc_thread_name(process_pid(p), (pid_t)tid, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", process_comm(p)[0] ? process_comm(p) : "?");
 	aggregate_set_thread_name(s->agg, tid, name);
