@@ -191,7 +191,8 @@ static void finish(struct kallsyms *ks, uint64_t etext)
 {
 	size_t out = 0;
 
-	qsort(ks->syms, ks->nsyms, sizeof(*ks->syms), ksym_cmp);
+	if (ks->nsyms) /* syms is NULL when there are none (qsort's argument must not be) */
+		qsort(ks->syms, ks->nsyms, sizeof(*ks->syms), ksym_cmp);
 	for (size_t i = 0; i < ks->nsyms; i++) {
 		if (out && ks->syms[out - 1].addr == ks->syms[i].addr &&
 		    ks->syms[out - 1].mod == ks->syms[i].mod)
