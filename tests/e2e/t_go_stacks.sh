@@ -74,13 +74,17 @@ print("newstack_to_deep %d" % sum(1 for f in grow if has(f, "main.deepRecurse"))
 spin = [f for _, f in stacks if f[0] == "main.spinLeaf"]
 print("spin_stacks %d" % len(spin))
 print("spin_whole %d" % sum(1 for f in spin if f[1] == "main.spinLoop" and f[-1] == "runtime.goexit"))
-cs = [f for _, f in stacks if f[0] == "c_spin"]
-print("cspin_stacks %d" % len(cs))
-print("cspin_whole %d" % sum(1 for f in cs if len(f) > 2 and f[1] == "c_middle" and
-                             has(f, "main.goOuter") and f[-1] in roots))
-gi = [f for _, f in stacks if f[0] == "main.goInner"]
-print("goinner_stacks %d" % len(gi))
-print("goinner_whole %d" % sum(1 for f in gi if has(f, "main.goOuter") and f[-1] in roots))
+# Weighted by samples, not distinct stacks: a one-sample stack cut short
+# (preemption mid-prologue, a vDSO call) must not count like the thousands
+# of samples on the hot path.
+cs = [(w, f) for w, f in stacks if f[0] == "c_spin"]
+print("cspin_samples %.6g" % sum(w for w, _ in cs))
+print("cspin_whole_pct %.3f" % (100 * sum(w for w, f in cs if len(f) > 2 and f[1] == "c_middle" and
+                             has(f, "main.goOuter") and f[-1] in roots) / (sum(w for w, _ in cs) or 1)))
+gi = [(w, f) for w, f in stacks if f[0] == "main.goInner"]
+print("goinner_samples %.6g" % sum(w for w, _ in gi))
+print("goinner_whole_pct %.3f" % (100 * sum(w for w, f in gi if has(f, "main.goOuter") and f[-1] in roots) /
+                                  (sum(w for w, _ in gi) or 1)))
 for w, f in sorted(stacks, key=lambda x: -x[0]):
     if f[-1] not in roots:
         print("notroot %.3f%% %s" % (100 * w / tot, " <- ".join(f[:6])))
@@ -127,13 +131,14 @@ for wl in go_stacks go_stacks_stripped go_cgo; do
 			problem "$wl: main.spinLeaf stacks are not main.spinLeaf <- main.spinLoop <- ... <- runtime.goexit"
 		;;
 	go_cgo)
-		# Distinct stacks, not samples: c_spin has ~20 of them and a few
-		# one-sample ones (preemption, vDSO) cut short moved a 9-in-10 bound
-		# either way (20 of 23 once); 4 in 5 still needs nearly all whole.
-		(( $(val cspin_stacks "$wl.facts") > 0 && $(val cspin_whole "$wl.facts") * 5 >= $(val cspin_stacks "$wl.facts") * 4 )) ||
-			problem "$wl: c_spin stacks do not go c_middle ... main.goOuter ... root"
-		(( $(val goinner_stacks "$wl.facts") > 0 && $(val goinner_whole "$wl.facts") * 10 >= $(val goinner_stacks "$wl.facts") * 9 )) ||
-			problem "$wl: callback stacks (main.goInner) do not reach main.goOuter and the root"
+		# Shares of samples: nearly all of c_spin's and goInner's samples
+		# must carry the whole mixed stack (C <- cgo <- Go <- root).
+		csw=$(val cspin_whole_pct "$wl.facts")
+		ge "$(val cspin_samples "$wl.facts")" 0.05 && ge "$csw" 95 ||
+			problem "$wl: only ${csw:-?}% of c_spin samples go c_middle ... main.goOuter ... root (want >= 95%)"
+		giw=$(val goinner_whole_pct "$wl.facts")
+		ge "$(val goinner_samples "$wl.facts")" 0.05 && ge "$giw" 95 ||
+			problem "$wl: only ${giw:-?}% of main.goInner samples reach main.goOuter and the root (want >= 95%)"
 		;;
 	esac
 done
