@@ -1332,6 +1332,53 @@ int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *lo
 	return 0;
 }
 
+void aggregate_share_event_samples(struct aggregate *a, const double *per_sample, size_t nev)
+{
+	if (nev > PMUTOP_MAX_EVENTS)
+		nev = PMUTOP_MAX_EVENTS;
+	for (size_t i = 0; i < a->stacks.n; i++) {
+		struct agg_stack *s = &a->stacks.v[i];
+		double r[PMUTOP_MAX_EVENTS], sum = 0, frac[PMUTOP_MAX_EVENTS];
+		uint64_t given = 0;
+		size_t k, nz = 0;
+		bool known = true;
+
+		for (k = 0; k < nev; k++) {
+			r[k] = 0;
+			if (!s->weights[k])
+				continue;
+			nz++;
+			if (per_sample[k] <= 0)
+				known = false;
+			else
+				r[k] = (double)s->weights[k] / per_sample[k];
+			sum += r[k];
+		}
+		if (nz < 2 || !known || sum <= 0)
+			continue;
+		/* Largest remainder, so the events' counts add up to the stack's. */
+		for (k = 0; k < nev; k++) {
+			double x = (double)s->samples * r[k] / sum;
+
+			s->ev_samples[k] = (uint64_t)x;
+			frac[k] = s->weights[k] ? x - (double)s->ev_samples[k] : -1;
+			given += s->ev_samples[k];
+		}
+		while (given < s->samples) {
+			size_t best = 0;
+
+			for (k = 1; k < nev; k++)
+				if (frac[k] > frac[best])
+					best = k;
+			if (frac[best] < 0)
+				break;
+			s->ev_samples[best]++;
+			frac[best] = -1;
+			given++;
+		}
+	}
+}
+
 int aggregate_set_event_k(struct aggregate *a, size_t k, const char *event, const char *unit,
 			  uint64_t period)
 {

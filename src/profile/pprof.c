@@ -42,7 +42,8 @@
 
 /* ---- the message --------------------------------------------------------- */
 
-#define NCOMMENTS (4 + UNWIND_NOUTCOMES) /* counts, compaction, since start, the note, outcomes */
+#define NCOMMENTS (4 + UNWIND_NOUTCOMES + PMUTOP_MAX_EVENTS) /* counts, compaction, since start,
+								      the note, outcomes, per event */
 
 /* Everything the Profile message points to, freed in one place. */
 struct build {
@@ -139,7 +140,41 @@ static double event_scale(const struct agg_info *info, size_t k)
 	return info->nevents && info->events[k].scale > 1.0 ? info->events[k].scale : 1.0;
 }
 
-static void build_header(struct build *b, const struct agg_info *info, bool *failed)
+/*
+ * pprof has one samples column for all events, so a stack sampled by two
+ * events cannot say how many samples each had. Each event's mean weight per
+ * sample lets a reader (pprof_read.c) share a stack's count out again:
+ * "pmutop: event K weight_per_sample=W". Only for runs of several events.
+ */
+static size_t event_sample_comments(struct build *b, const struct aggregate *a,
+				    const struct agg_info *info, size_t nc, bool *failed)
+{
+	size_t nev = info->nevents, n, i, k;
+	const struct agg_stack *st;
+
+	if (nev < 2 || b->only >= 0)
+		return nc;
+	st = aggregate_stacks(a, &n);
+	for (k = 0; k < nev; k++) {
+		double w = 0, cnt = 0;
+
+		for (i = 0; i < n; i++) {
+			w += (double)st[i].weights[k];
+			cnt += (double)st[i].ev_samples[k];
+		}
+		if (cnt <= 0 || w <= 0)
+			continue;
+		snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
+			 "pmutop: event %zu weight_per_sample=%.9g", k,
+			 w * event_scale(info, k) / cnt);
+		b->comments[nc] = str(b, b->comment_text[nc], failed);
+		nc++;
+	}
+	return nc;
+}
+
+static void build_header(struct build *b, const struct aggregate *a, const struct agg_info *info,
+			 bool *failed)
 {
 	size_t nev = info->nevents ? info->nevents : 1, nc = 0;
 	const char *event, *unit;
@@ -212,6 +247,7 @@ static void build_header(struct build *b, const struct agg_info *info, bool *fai
 		b->comments[nc] = str(b, b->comment_text[nc], failed);
 		nc++;
 	}
+	nc = event_sample_comments(b, a, info, nc, failed);
 	b->prof.n_comment = nc;
 	b->prof.comment = b->comments;
 }
@@ -615,7 +651,7 @@ int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out
 	perftools__profiles__profile__init(&b->prof);
 	b->only = event;
 	str(b, "", &failed); /* string_table[0] must be "" */
-	build_header(b, aggregate_info_const(a), &failed);
+	build_header(b, a, aggregate_info_const(a), &failed);
 	rc = build_parts(b, a);
 	if (!rc)
 		rc = build_tables(b, a, &failed);

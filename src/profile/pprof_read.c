@@ -529,6 +529,7 @@ static int import_info(struct reader *r, const struct types *t)
 	const Profile *p = r->p;
 	struct agg_info *info = aggregate_info(r->a);
 	const char *period_type = NULL;
+	double per_sample[PMUTOP_MAX_EVENTS] = { 0 };
 	size_t i;
 	int rc;
 
@@ -554,6 +555,8 @@ static int import_info(struct reader *r, const struct types *t)
 	for (i = 0; i < p->n_comment; i++) {
 		const char *c = str_at(r, p->comment[i], "comment");
 		unsigned long long smp, lost, thr, v;
+		unsigned ek;
+		double wps;
 		char name[32];
 
 		if (!c)
@@ -561,6 +564,9 @@ static int import_info(struct reader *r, const struct types *t)
 		if (sscanf(c, "pmutop: samples=%llu lost=%llu throttled=%llu", &smp, &lost, &thr) == 3) {
 			info->lost = lost;
 			info->throttled = thr;
+		} else if (sscanf(c, "pmutop: event %u weight_per_sample=%lf", &ek, &wps) == 2) {
+			if (ek < t->nev && wps > 0)
+				per_sample[ek] = wps;
 		} else if (sscanf(c, "unwind %31[^:]: %llu", name, &v) == 2) {
 			for (int o = 0; o < UNWIND_NOUTCOMES; o++) {
 				const char *on = unwind_outcome_name((enum unwind_outcome)o);
@@ -570,6 +576,8 @@ static int import_info(struct reader *r, const struct types *t)
 			}
 		}
 	}
+	if (t->nev > 1)
+		aggregate_share_event_samples(r->a, per_sample, t->nev);
 	return 0;
 }
 

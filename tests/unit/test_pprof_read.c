@@ -254,6 +254,58 @@ static void round_trip(void **state)
 	aggregate_free(b);
 }
 
+/*
+ * Two events on one stack: pprof keeps one samples count per stack, and the
+ * reader shares it out again by each event's weight per sample (the
+ * writer's comment), instead of giving every event the whole count.
+ */
+static void multi_event_samples_shared(void **state)
+{
+	struct frame f[2] = {
+		{ .addr = 0x401000, .map = &map_exe, .func = "hot" },
+		{ .addr = 0x402000, .map = &map_exe, .func = "main" },
+	};
+	struct frame g[1] = { { .addr = 0x402000, .map = &map_exe, .func = "main" } };
+	struct aggregate *a = aggregate_new(), *b = NULL;
+	const struct agg_stack *st;
+	unsigned char *gz;
+	size_t len, n, i;
+	unsigned found = 0;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(aggregate_set_event_k(a, 0, "task-clock", "nanoseconds", 1000), 0);
+	assert_int_equal(aggregate_set_event_k(a, 1, "cpu-clock", "nanoseconds", 4000), 0);
+	/* hot<-main: 30 task-clock samples and 10 cpu-clock samples (40 in all);
+	 * main alone: 5 task-clock samples only. */
+	for (i = 0; i < 30; i++)
+		assert_int_equal(aggregate_add_event(a, 7, f, 2, 0, 1000), 0);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(aggregate_add_event(a, 7, f, 2, 1, 4000), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(aggregate_add_event(a, 7, g, 1, 0, 1000), 0);
+	encode(a, &gz, &len);
+	assert_int_equal(pprof_read_buf(gz, len, &b, err, sizeof(err)), 0);
+	st = aggregate_stacks(b, &n);
+	for (i = 0; i < n; i++) {
+		if (st[i].nlocs == 2) {
+			assert_int_equal(st[i].samples, 40);
+			assert_int_equal(st[i].ev_samples[0], 30);
+			assert_int_equal(st[i].ev_samples[1], 10);
+			found++;
+		} else if (st[i].nlocs == 1) {
+			assert_int_equal(st[i].samples, 5);
+			assert_int_equal(st[i].ev_samples[0], 5);
+			assert_int_equal(st[i].ev_samples[1], 0);
+			found++;
+		}
+	}
+	assert_int_equal(found, 2);
+	aggregate_free(b);
+	aggregate_free(a);
+	free(gz);
+}
+
 static void uncompressed_and_files(void **state)
 {
 	struct aggregate *a = sample_aggregate(), *b = NULL;
@@ -727,6 +779,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(uncompressed_and_files),
+		cmocka_unit_test(multi_event_samples_shared),
 		cmocka_unit_test(go_style_profile),
 		cmocka_unit_test(dangling_references_rejected),
 		cmocka_unit_test(garbage_rejected),

@@ -303,6 +303,15 @@ int aggregate_import_location(struct aggregate *a, uint32_t mapping_id, uint64_t
 int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *locs,
 			   unsigned n, uint64_t samples, const uint64_t *weights, size_t nweights);
 /*
+ * After importing a profile of several events: pprof keeps one samples count
+ * per stack, which aggregate_import_stack() gives to every event the stack
+ * has weight in. Share it out instead by each event's weight divided by
+ * per_sample[k], that event's mean weight per sample in the run (from the
+ * writer's comments; 0: unknown, the stack is left as it is). Stacks with
+ * weight in one event only are exact already and stay as they are.
+ */
+void aggregate_share_event_samples(struct aggregate *a, const double *per_sample, size_t nev);
+/*
  * Name event k of an imported profile (name, unit, nominal period or 0),
  * copied. Event 0 is also agg_info.event/event_unit; naming an event k >= 1
  * makes it a multi-event aggregate (agg_info.nevents = k + 1).
