@@ -119,7 +119,10 @@ const char *frame_window_name(const struct view_ctx *v, char *buf, size_t len)
 	return buf;
 }
 
-/* "since start | flat | all threads", shorter variants when short of room. */
+/*
+ * "since start | flat | all threads" (or "| pid 42 name" when restricted
+ * to a process), shorter variants when short of room.
+ */
 static void view_settings(const struct view_ctx *v, int y, int min_x)
 {
 	uint32_t tid = model_thread(v->m);
@@ -127,10 +130,18 @@ static void view_settings(const struct view_ctx *v, int y, int min_x)
 	const char *win = frame_window_name(v, wbuf, sizeof(wbuf));
 	const char *sort = model_sort(v->m) == TOP_SORT_CUM ? "cum" : "flat";
 	const struct agg_thread *th = tid ? aggregate_thread(v->agg, tid) : NULL;
+	uint32_t pid = model_process(v->m);
+	const struct agg_thread *leader = pid ? aggregate_thread(v->agg, pid) : NULL;
 	int variant;
 
 	for (variant = 0; variant < 3; variant++) {
-		if (!tid && variant < 2)
+		if (!tid && pid && variant == 0 && leader && leader->comm[0])
+			snprintf(buf, sizeof(buf), "%s | %s | pid %u %s", win, sort, pid, leader->comm);
+		else if (!tid && pid && variant < 2)
+			snprintf(buf, sizeof(buf), "%s | %s | pid %u", win, sort, pid);
+		else if (!tid && pid)
+			snprintf(buf, sizeof(buf), "pid %u", pid);
+		else if (!tid && variant < 2)
 			snprintf(buf, sizeof(buf), "%s | %s | all threads", win, sort);
 		else if (!tid)
 			snprintf(buf, sizeof(buf), "%s | %s", win, sort);

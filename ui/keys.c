@@ -17,6 +17,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
 #include "pmutop/profile/pprof.h"
+#include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/session.h"
 #include "state.h"
 
@@ -132,6 +133,9 @@ static unsigned move_selection(struct tui *t, long delta, int whole)
 	} else if (t->screen == SCREEN_THREADS) {
 		sel = &t->thread_sel;
 		n = t->nthreads + 1;
+	} else if (t->screen == SCREEN_PROCS) {
+		sel = &t->proc_sel;
+		n = t->procs.nrows + 1;
 	} else {
 		return REACT_NONE;
 	}
@@ -145,6 +149,8 @@ static unsigned move_selection(struct tui *t, long delta, int whole)
 		*sel = (size_t)-delta > *sel ? 0 : *sel - (size_t)-delta;
 	else
 		*sel = *sel + (size_t)delta >= n ? n - 1 : *sel + (size_t)delta;
+	if (t->screen == SCREEN_PROCS)
+		t->proc_sel_pid = t->proc_sel ? t->procs.rows[t->proc_sel - 1].pid : 0;
 	return REACT_REDRAW;
 }
 
@@ -199,9 +205,25 @@ static unsigned on_enter(struct tui *t, int key)
 			state_message(t, false, "showing all threads");
 		t->screen = SCREEN_TOP;
 		model_home(t->m);
+	} else if (t->screen == SCREEN_PROCS) {
+		const struct proc_row *p = t->proc_sel && t->proc_sel <= t->procs.nrows
+					   ? &t->procs.rows[t->proc_sel - 1] : NULL;
+
+		/* A thread of another process would leave the table empty. */
+		model_set_thread(t->m, 0);
+		model_set_process(t->m, p ? p->pid : 0);
+		if (p && p->pid)
+			state_message(t, false, "process %u (%s) only: Esc or p lists the processes",
+				      p->pid, p->comm[0] ? p->comm : "?");
+		else
+			state_message(t, false, "every process: Esc or p lists the processes");
+		t->screen = SCREEN_TOP;
+		model_home(t->m);
 	}
 	return REACT_REDRAW;
 }
+
+static unsigned on_processes(struct tui *t, int key);
 
 static unsigned on_back(struct tui *t, int key)
 {
@@ -222,12 +244,16 @@ static unsigned on_back(struct tui *t, int key)
 		}
 		/* fall through */
 	case SCREEN_THREADS:
+	case SCREEN_PROCS:
 		t->screen = SCREEN_TOP;
 		break;
 	case SCREEN_TOP:
 		if (*model_filter(t->m)) {
 			model_set_filter(t->m, NULL);
 			state_message(t, false, "filter cleared");
+		} else if (model_process(t->m) || t->o->system_wide) {
+			/* Drilled into a process (or -a, which opens on them): back to the list. */
+			return on_processes(t, key);
 		}
 		break;
 	}
@@ -243,6 +269,20 @@ static unsigned on_filter(struct tui *t, int key)
 	snprintf(t->edit, sizeof(t->edit), "%s", model_filter(t->m));
 	t->edit_len = strlen(t->edit);
 	curs_set(1);
+	return REACT_REDRAW;
+}
+
+static unsigned on_processes(struct tui *t, int key)
+{
+	(void)key;
+	if (t->screen == SCREEN_PROCS) {
+		t->screen = SCREEN_TOP;
+		return REACT_REDRAW;
+	}
+	t->screen = SCREEN_PROCS;
+	t->proc_sel = t->proc_top = 0;
+	t->proc_sel_pid = model_process(t->m);
+	state_refresh_derived(t);
 	return REACT_REDRAW;
 }
 
@@ -317,8 +357,10 @@ static unsigned on_write(struct tui *t, int key)
 		char stamp[32], who[32], suffix[8] = "";
 
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		if (t->s)
+		if (t->s && t->st.pid > 0)
 			snprintf(who, sizeof(who), "%d", (int)t->st.pid);
+		else if (t->s)
+			snprintf(who, sizeof(who), "all");
 		else
 			snprintf(who, sizeof(who), "load");
 		if (i)
@@ -388,8 +430,9 @@ static unsigned on_annotate(struct tui *t, int key)
 		snprintf(name, sizeof(name), "%s", fns[fid - 1].name);
 	else
 		return REACT_NONE;
-	if (t->s) {
-		snprintf(root, sizeof(root), "/proc/%d/root", (int)t->st.pid);
+	if (t->s && (model_process(t->m) || t->st.pid > 0)) {
+		snprintf(root, sizeof(root), "/proc/%d/root",
+			 model_process(t->m) ? (int)model_process(t->m) : (int)t->st.pid);
 		ao.root = root;
 	}
 	rc = annotate_build(a, name, &ao, &an, err, sizeof(err));
@@ -450,15 +493,16 @@ static unsigned on_ann_hottest(struct tui *t, int key)
 	return REACT_REDRAW;
 }
 
-#define LISTS (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS)
-#define DATA (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS)
+#define LISTS (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_PROCS)
+#define DATA (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_PROCS)
+#define SORTED (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS)
 
 static const struct key_binding table[] = {
 	{ '?', SCREEN_ANY, on_help, "?  F1  h", "help (this screen)" },
 	{ KEY_F(1), SCREEN_ANY, on_help, NULL, NULL },
 	{ 'h', SCREEN_ANY, on_help, NULL, NULL },
-	{ 'f', DATA, on_sort_flat, "f  c", "sort by flat / by cum" },
-	{ 'c', DATA, on_sort_cum, NULL, NULL },
+	{ 'f', SORTED, on_sort_flat, "f  c", "sort by flat / by cum" },
+	{ 'c', SORTED, on_sort_cum, NULL, NULL },
 	{ 'i', DATA, on_window, "i  Tab", "since start <-> last refresh interval" },
 	{ 'e', DATA, on_event, "e", "next event (with several -e)" },
 	{ '\t', DATA, on_window, NULL, NULL },
@@ -475,10 +519,11 @@ static const struct key_binding table[] = {
 	{ '\n', LISTS, on_enter, "Enter", "callers and callees of the function; choose" },
 	{ '\r', LISTS, on_enter, NULL, NULL },
 	{ KEY_ENTER, LISTS, on_enter, NULL, NULL },
-	{ KEY_RIGHT, SCREEN_TOP | SCREEN_CALLERS, on_enter, NULL, NULL },
+	{ KEY_RIGHT, SCREEN_TOP | SCREEN_CALLERS | SCREEN_PROCS, on_enter, NULL, NULL },
 	{ KEY_ESC, SCREEN_ANY, on_back, "Esc  Left", "back (on the table: clear the filter)" },
 	{ KEY_LEFT, SCREEN_ANY, on_back, NULL, NULL },
-	{ KEY_BACKSPACE, SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP, on_back, NULL, NULL },
+	{ KEY_BACKSPACE, SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP | SCREEN_PROCS, on_back,
+	  NULL, NULL },
 	{ 'a', SCREEN_TOP | SCREEN_CALLERS | SCREEN_ANNOTATE, on_annotate, "a",
 	  "annotate: the function's instructions with each event's share (a again: refresh)" },
 	{ 'H', SCREEN_ANNOTATE, on_ann_hottest, "H", "annotate: go to the hottest instruction" },
@@ -494,6 +539,8 @@ static const struct key_binding table[] = {
 	{ 'G', SCREEN_ANNOTATE, on_ann_end, NULL, NULL },
 	{ '/', SCREEN_TOP | SCREEN_CALLERS, on_filter, "/", "filter functions by substring" },
 	{ 't', DATA, on_threads, "t", "restrict to one thread (list with samples)" },
+	{ 'p', DATA, on_processes, "p",
+	  "processes: share, IPC~ and misses per process; Enter shows one's functions" },
 	{ 'z', DATA, on_reset, "z", "reset the counts" },
 	{ ' ', SCREEN_ANY, on_pause, "Space", "pause the display (sampling goes on)" },
 	{ 'w', SCREEN_ANY, on_write, "w", "write the profile to ./pmutop-PID-TIME.pb.gz" },

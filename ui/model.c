@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pmutop/profile/aggregate.h"
+#include "pmutop/profile/proc_table.h"
 
 struct model {
 	const struct aggregate *a;   /* NULL until the first tick after a reset */
@@ -26,11 +27,19 @@ struct model {
 	size_t capscur, capsprev;
 	uint64_t *w;                 /* estimates of the current window, nev per stack */
 	size_t nw, capw;
+	/*
+	 * With a process chosen (pid != 0): w with every other process's
+	 * stacks zeroed, which the table, callers and threads read; the
+	 * process list reads w, every process.
+	 */
+	uint64_t *wp;
+	size_t capwp;
 	size_t nev;                  /* weights per stack in the copies (1: single event) */
 
 	enum top_sort sort;
 	enum model_window window;
 	uint32_t tid;
+	uint32_t pid;                /* 0: every process */
 	unsigned event;              /* index into agg_stack.weights; 0: weight */
 	char *filter;                /* NULL: none */
 
@@ -77,6 +86,7 @@ void model_free(struct model *m)
 	free(m->scur);
 	free(m->sprev);
 	free(m->w);
+	free(m->wp);
 	free(m->filter);
 	free(m);
 }
@@ -139,10 +149,47 @@ static size_t key(const struct model *m)
 	return m->nev > 1 ? m->event : 0;
 }
 
+/* The current window's estimates, restricted to the chosen process if any. */
+static const uint64_t *shown_weights(const struct model *m)
+{
+	return m->pid ? m->wp : m->w;
+}
+
 /* The shown event's estimate of stack i in the current window. */
 static uint64_t window_weight(const struct model *m, size_t i)
 {
-	return m->w[i * m->nev + key(m)];
+	return shown_weights(m)[i * m->nev + key(m)];
+}
+
+/* Is stack s in the chosen process (always, when none is chosen)? */
+static bool in_process(const struct model *m, const struct agg_stack *s)
+{
+	const struct agg_thread *th;
+
+	if (!m->pid)
+		return true;
+	th = aggregate_thread(m->a, s->tid);
+	return th && th->pid == m->pid;
+}
+
+/* wp <- w with the stacks of other processes than the chosen one zeroed. */
+static int restrict_process(struct model *m)
+{
+	const struct agg_stack *stacks;
+	size_t ns, i;
+
+	if (!m->pid)
+		return 0;
+	if (reserve(&m->wp, &m->capwp, m->nw * m->nev))
+		return -ENOMEM;
+	stacks = aggregate_stacks(m->a, &ns);
+	for (i = 0; i < m->nw && i < ns; i++) {
+		bool in = in_process(m, &stacks[i]);
+
+		for (size_t k = 0; k < m->nev; k++)
+			m->wp[i * m->nev + k] = in ? m->w[i * m->nev + k] : 0;
+	}
+	return 0;
 }
 
 /*
@@ -173,11 +220,14 @@ static int rebuild(struct model *m)
 		m->w[i] = sc > 1.0 ? (uint64_t)((double)d * sc + 0.5) : d;
 	}
 	m->nw = m->ncur;
+	if (restrict_process(m))
+		return -ENOMEM;
 	if (m->nev > 1)
-		rc = top_table_build_events(m->a, m->tid, m->sort, (unsigned)key(m), m->w, m->nw,
-					    m->nev, &m->table);
+		rc = top_table_build_events(m->a, m->tid, m->sort, (unsigned)key(m), shown_weights(m),
+					    m->nw, m->nev, &m->table);
 	else
-		rc = top_table_build_weights(m->a, m->tid, m->sort, m->w, m->nw, &m->table);
+		rc = top_table_build_weights(m->a, m->tid, m->sort, shown_weights(m), m->nw,
+					     &m->table);
 	if (rc)
 		return rc;
 	m->view = malloc((m->table.nrows ? m->table.nrows : 1) * sizeof(*m->view));
@@ -301,6 +351,12 @@ int model_set_thread(struct model *m, uint32_t tid)
 	return rebuild(m);
 }
 
+int model_set_process(struct model *m, uint32_t pid)
+{
+	m->pid = pid;
+	return rebuild(m);
+}
+
 int model_set_event(struct model *m, unsigned k)
 {
 	if (k >= PMUTOP_MAX_EVENTS)
@@ -322,6 +378,7 @@ enum top_sort model_sort(const struct model *m) { return m->sort; }
 enum model_window model_window(const struct model *m) { return m->window; }
 const char *model_filter(const struct model *m) { return m->filter ? m->filter : ""; }
 uint32_t model_thread(const struct model *m) { return m->tid; }
+uint32_t model_process(const struct model *m) { return m->pid; }
 bool model_has_data(const struct model *m) { return m->a != NULL; }
 
 bool model_stale(const struct model *m, const struct aggregate *a)
@@ -632,7 +689,8 @@ int model_threads(const struct model *m, const struct model_thread *known, size_
 	for (i = 0; i < nknown; i++)
 		thread_slot(t, &cnt, known[i].tid, known[i].name);
 	for (i = 0; i < nt; i++)
-		thread_slot(t, &cnt, threads[i].tid, threads[i].name);
+		if (!m->pid || threads[i].pid == m->pid)
+			thread_slot(t, &cnt, threads[i].tid, threads[i].name);
 	if (ns > m->nw)
 		ns = m->nw;
 	/* Threads are few: a linear search per stack is cheaper than a table. */
@@ -640,7 +698,7 @@ int model_threads(const struct model *m, const struct model_thread *known, size_
 		uint64_t w = window_weight(m, i), smp = window_samples(m, i);
 		struct model_thread *th;
 
-		if (!w && !smp)
+		if ((!w && !smp) || !in_process(m, &stacks[i]))
 			continue;
 		th = thread_slot(t, &cnt, stacks[i].tid, NULL);
 		th->weight += w;
@@ -650,6 +708,27 @@ int model_threads(const struct model *m, const struct model_thread *known, size_
 	*out = t;
 	*n = cnt;
 	return 0;
+}
+
+/* ---- processes --------------------------------------------------------------- */
+
+int model_processes(const struct model *m, struct proc_table *t)
+{
+	uint64_t *smp;
+	size_t i;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!m->a)
+		return 0;
+	smp = malloc((m->nw ? m->nw : 1) * sizeof(*smp));
+	if (!smp)
+		return -ENOMEM;
+	for (i = 0; i < m->nw; i++)
+		smp[i] = window_samples(m, i);
+	rc = proc_table_build(m->a, m->w, smp, m->nw, m->nev, (unsigned)key(m), t);
+	free(smp);
+	return rc;
 }
 
 /* ---- formatting ---------------------------------------------------------------- */

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmutop/profile/proc_table.h"
 #include "pmutop/profile/table.h"
 
 struct aggregate;
@@ -90,6 +91,12 @@ int model_set_window(struct model *m, enum model_window w);
 int model_set_filter(struct model *m, const char *substr);
 int model_set_thread(struct model *m, uint32_t tid);        /* 0: all threads */
 /*
+ * Restrict the rows, callers/callees and the thread list to process pid's
+ * stacks (0: every process); the process list (model_processes) is never
+ * restricted. A stack's process is its thread's (agg_thread.pid).
+ */
+int model_set_process(struct model *m, uint32_t pid);
+/*
  * Which event of a multi-event run is the shown one: flat, cum, total, the
  * sort, callers and threads are of event k (agg_stack.weights[k]; 0, the
  * default, is agg_stack.weight). When the copies hold every event of the
@@ -103,6 +110,7 @@ enum top_sort model_sort(const struct model *m);
 enum model_window model_window(const struct model *m);
 const char *model_filter(const struct model *m);            /* "" when none */
 uint32_t model_thread(const struct model *m);
+uint32_t model_process(const struct model *m);              /* 0: every process */
 unsigned model_event(const struct model *m);
 /*
  * Events per row: the run's event count when the rows are a multi-event
@@ -158,6 +166,14 @@ void model_edges_free(struct model_edges *e);
  */
 int model_threads(const struct model *m, const struct model_thread *known, size_t nknown,
 		  struct model_thread **out, size_t *n);
+
+/*
+ * Every process with samples or events in the current window (whatever
+ * model_set_process chose), heaviest first by the shown event, with every
+ * event's estimate in a multi-event run (proc_table.h). Empty before the
+ * first tick. Returns 0 or -ENOMEM; proc_table_free() releases t.
+ */
+int model_processes(const struct model *m, struct proc_table *t);
 
 /* "12.3k" (count), "45.6ms" (nanoseconds), "1.72MB" (bytes): at most 8 characters. */
 const char *model_fmt_value(uint64_t v, const char *unit, char *buf, size_t len);

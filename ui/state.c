@@ -1,7 +1,8 @@
 /*
  * state.c - what the loop and the key handlers both do to the live view's
  * state: which aggregate and unit are shown, transient messages, and the
- * lists derived for the current screen (callers/callees, threads).
+ * lists derived for the current screen (callers/callees, threads,
+ * processes).
  *
  * Kept apart from the loop (tui.c) so that keys.c and tui.c do not call each
  * other, and apart from the screens, which only draw a struct view_ctx.
@@ -56,24 +57,26 @@ void state_message(struct tui *t, bool error, const char *fmt, ...)
 }
 
 /*
- * The target's threads alive now, with names (the ones the counters are
- * on, sampled or not), so that the thread list shows every thread the
+ * The target's (or the chosen process's) threads alive now, with names
+ * (the ones the counters are on, sampled or not), so that the thread list shows every thread the
  * header counts. None with a saved profile or after the session ended.
  */
 static size_t live_threads(const struct tui *t, struct model_thread **out)
 {
 	pid_t tids[MAX_LISTED];
+	/* The chosen process's (p), else the target's; -a has no one target. */
+	pid_t pid = model_process(t->m) ? (pid_t)model_process(t->m) : t->st.pid;
 	size_t n = 0, i;
 
 	*out = NULL;
-	if (!t->s || t->ended || proc_list_threads(t->st.pid, tids, MAX_LISTED, &n) || !n)
+	if (!t->s || t->ended || pid <= 0 || proc_list_threads(pid, tids, MAX_LISTED, &n) || !n)
 		return 0;
 	*out = calloc(n, sizeof(**out));
 	if (!*out)
 		return 0;
 	for (i = 0; i < n; i++) {
 		(*out)[i].tid = (uint32_t)tids[i];
-		proc_thread_name(t->st.pid, tids[i], (*out)[i].name, sizeof((*out)[i].name));
+		proc_thread_name(pid, tids[i], (*out)[i].name, sizeof((*out)[i].name));
 	}
 	return n;
 }
@@ -85,6 +88,19 @@ void state_refresh_derived(struct tui *t)
 		t->have_edges = model_edges(t->m, t->focus, &t->edges) == 0;
 		if (t->have_edges && t->edge_sel >= t->edges.ncallers + t->edges.ncallees)
 			t->edge_sel = 0;
+	}
+	if (t->screen == SCREEN_PROCS) {
+		size_t i;
+
+		proc_table_free(&t->procs);
+		if (model_processes(t->m, &t->procs))
+			state_message(t, true, "out of memory");
+		/* Rows re-sort every tick: keep the selection on its process. */
+		for (i = 0; t->proc_sel_pid && i < t->procs.nrows; i++)
+			if (t->procs.rows[i].pid == t->proc_sel_pid)
+				t->proc_sel = i + 1;
+		if (!t->proc_sel_pid)
+			t->proc_sel = 0;
 	}
 	if (t->screen == SCREEN_THREADS) {
 		struct model_thread *known = NULL;

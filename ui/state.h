@@ -67,6 +67,11 @@ struct tui {
 	size_t nthreads;
 	size_t thread_sel, thread_top; /* 0 = "all threads", i = threads[i - 1] */
 
+	/* Processes list (p; where -a opens). */
+	struct proc_table procs;
+	size_t proc_sel, proc_top;     /* 0 = "all processes", i = procs.rows[i - 1] */
+	uint32_t proc_sel_pid;         /* the selection follows it as rows re-sort (0: "all") */
+
 	/* Status as of the last tick (live mode). */
 	struct session_status st;
 	double rate;                   /* samples/s over the last interval */

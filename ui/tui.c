@@ -81,7 +81,10 @@ static void fill_context(struct tui *t, struct view_ctx *v, char *subject, size_
 	v->event_index = model_event(t->m);
 	v->nevents = 1;
 	if (t->s) {
-		snprintf(subject, len, "PID %d: %s", (int)t->st.pid, t->st.cmdline);
+		if (t->st.pid > 0)
+			snprintf(subject, len, "PID %d: %s", (int)t->st.pid, t->st.cmdline);
+		else
+			snprintf(subject, len, "%s", t->st.cmdline);
 		v->st = &t->st;
 		v->period = t->st.period;
 		v->event = session_event(t->s, v->event_index, &v->period);
@@ -111,6 +114,11 @@ static void fill_context(struct tui *t, struct view_ctx *v, char *subject, size_
 		t->thread_sel = t->nthreads;
 	v->thread_sel = t->thread_sel;
 	v->thread_top = &t->thread_top;
+	v->procs = &t->procs;
+	if (t->proc_sel > t->procs.nrows)
+		t->proc_sel = t->procs.nrows;
+	v->proc_sel = t->proc_sel;
+	v->proc_top = &t->proc_top;
 	v->ann = t->ann;
 	v->ann_sel = t->ann_sel;
 	v->ann_top = &t->ann_top;
@@ -140,6 +148,9 @@ static void draw(struct tui *t)
 		break;
 	case SCREEN_ANNOTATE:
 		annotate_view_draw(&v);
+		break;
+	case SCREEN_PROCS:
+		processes_view_draw(&v);
 		break;
 	}
 	if (t->editing)
@@ -325,7 +336,8 @@ int tui_run(const struct pmutop_opts *o)
 {
 	struct tui t = {
 		.o = o,
-		.screen = SCREEN_TOP,
+		/* -a: which process is hot comes first (tiptop, perf top --sort pid). */
+		.screen = o->system_wide ? SCREEN_PROCS : SCREEN_TOP,
 		.help_from = SCREEN_TOP,
 	};
 	char err[768] = "";
@@ -365,6 +377,7 @@ int tui_run(const struct pmutop_opts *o)
 out:
 	model_edges_free(&t.edges);
 	free(t.threads);
+	proc_table_free(&t.procs);
 	free(t.help);
 	annotation_free(t.ann);
 	model_free(t.m);

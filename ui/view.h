@@ -8,7 +8,7 @@
  * threads_view.c, help_view.c and the frame around them, frame.c) only draw
  * from it: they never call back into the loop or the key handlers, so the
  * dependencies run one way, tui.c -> screens -> frame.c -> crt.c, and a new
- * screen (a per-process list, say) is a new drawing function over the same
+ * screen (the per-process list, say) is a new drawing function over the same
  * context plus whatever list it shows.
  */
 #ifndef PMUTOP_UI_VIEW_H
@@ -31,8 +31,10 @@ enum tui_screen {
 	SCREEN_THREADS = 1 << 2,
 	SCREEN_HELP = 1 << 3,
 	SCREEN_ANNOTATE = 1 << 4,
+	SCREEN_PROCS = 1 << 5,
 };
-#define SCREEN_ANY (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP | SCREEN_ANNOTATE)
+#define SCREEN_ANY (SCREEN_TOP | SCREEN_CALLERS | SCREEN_THREADS | SCREEN_HELP | SCREEN_ANNOTATE | \
+		    SCREEN_PROCS)
 
 /* A line of the help screen: a key (or keys) and what it does. */
 struct view_key_help {
@@ -82,6 +84,11 @@ struct view_ctx {
 	size_t thread_sel;
 	size_t *thread_top;
 
+	/* The processes screen: procs->rows, "all" being line 0. */
+	const struct proc_table *procs;
+	size_t proc_sel;
+	size_t *proc_top;
+
 	/* The annotate screen: the listing, the selected instruction. */
 	struct annotation *ann;
 	size_t ann_sel;
@@ -109,5 +116,6 @@ void callers_view_draw(const struct view_ctx *v);
 void threads_view_draw(const struct view_ctx *v);
 void help_view_draw(const struct view_ctx *v);
 void annotate_view_draw(const struct view_ctx *v);
+void processes_view_draw(const struct view_ctx *v);
 
 #endif

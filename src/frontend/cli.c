@@ -516,6 +516,15 @@ static const struct cli_option opts_table[] = {
 	{ .name = "folded-threads", .handle = h_flag, .off = F(folded_threads),
 	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
 	  .help = "with --format folded: thread name as the root frame" },
+	{ .name = "folded-processes", .handle = h_flag, .off = F(folded_processes),
+	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
+	  .help = "with --format folded: the process (COMM-PID) as the root frame (above the "
+		  "thread with --folded-threads)" },
+	{ .name = "by-process", .handle = h_flag, .off = F(by_process), .group = CLI_GROUP_OUTPUT,
+	  .verbs = PLAIN_RECORD,
+	  .help = "the table starts with one row per process (pid, command, samples, share, and "
+		  "IPC~/miss%~ with several events); printed anyway when several processes had "
+		  "samples" },
 	{ .name = "threads", .handle = h_threads, .group = CLI_GROUP_OUTPUT,
 	  .verbs = ALL_BUT_DUMP,
 	  .help = "py-spy's --threads: folded stacks get the thread as root frame (pprof "
@@ -735,6 +744,10 @@ static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
 	if (o->dump_every && (o->top || o->http || o->dump_split || o->format_given)) {
 		snprintf(err, errlen, "--dump-every writes pprof window profiles in batch mode: "
 			 "drop --top, --http, --dump-split and --format");
+		return -EINVAL;
+	}
+	if (o->folded_processes && o->format != DUMP_FOLDED) {
+		snprintf(err, errlen, "--folded-processes applies to --format folded");
 		return -EINVAL;
 	}
 	if (o->folded_threads && o->format != DUMP_FOLDED) {

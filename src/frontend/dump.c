@@ -174,7 +174,9 @@ int dump_write(const struct pmutop_opts *o, const struct aggregate *a, const cha
 
 	switch (o->format) {
 	case DUMP_FOLDED:
-		rc = folded_write(a, o->folded_threads, o->dump, err, sizeof(err));
+		rc = folded_write(a, (o->folded_threads ? FOLDED_ROOT_THREAD : 0u) |
+				     (o->folded_processes ? FOLDED_ROOT_PROCESS : 0u),
+				  o->dump, err, sizeof(err));
 		what = "folded stacks";
 		break;
 	case DUMP_HTML:

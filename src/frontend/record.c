@@ -15,6 +15,7 @@
 
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
+#include "pmutop/profile/proc_table.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/dump.h"
 #include "pmutop/target/proc.h"
@@ -175,6 +176,24 @@ static void progress_loop(struct session *s)
 }
 
 /*
+ * One row per process before the function table, when more than one
+ * process had samples (children, -p A,B, -a) or --by-process asked.
+ */
+static void print_processes_table(const struct pmutop_opts *o, const struct aggregate *a,
+				  FILE *out, const char *unit)
+{
+	struct proc_table pt;
+
+	if (proc_table_build(a, NULL, NULL, 0, 0, 0, &pt))
+		return;
+	if (o->by_process || pt.nrows > 1) {
+		proc_table_print(&pt, out, o->top_rows, unit);
+		fputc('\n', out);
+	}
+	proc_table_free(&pt);
+}
+
+/*
  * The table: to --table-file FILE, else stdout when attached, stderr when a
  * command was launched (its stdout is the command's: `pmutop -- sort f >
  * out` leaves out as sort wrote it). Returns 0 or 1 (the file failed).
@@ -194,6 +213,7 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 			return 1;
 		}
 	}
+	print_processes_table(o, session_aggregate(s), out, st->event.unit);
 	if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
 		top_table_print(&t, out, o->top_rows, st->event.unit);
 		top_table_free(&t);

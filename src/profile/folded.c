@@ -82,7 +82,7 @@ static int append_location(char *buf, size_t cap, size_t *len,
 }
 
 /* Build every line, sorted and merged, into *out (*nout entries). */
-static int build_lines(const struct aggregate *a, bool threads, struct fline **out,
+static int build_lines(const struct aggregate *a, unsigned roots, struct fline **out,
 		       size_t *nout)
 {
 	size_t ns, nl, nf, i, n = 0, cap = 4096;
@@ -107,7 +107,18 @@ static int build_lines(const struct aggregate *a, bool threads, struct fline **o
 			len = 0;
 			buf[0] = '\0';
 			rc = 0;
-			if (threads) {
+			if (roots & FOLDED_ROOT_PROCESS) {
+				const struct agg_thread *t = aggregate_thread(a, st[i].tid);
+				char pname[48];
+
+				if (t && t->pid)
+					snprintf(pname, sizeof(pname), "%s-%" PRIu32,
+						 t->comm[0] ? t->comm : "?", t->pid);
+				else
+					snprintf(pname, sizeof(pname), "[unknown process]");
+				rc = folded_append_frame(buf, cap, &len, pname);
+			}
+			if (!rc && (roots & FOLDED_ROOT_THREAD)) {
 				const struct agg_thread *t = aggregate_thread(a, st[i].tid);
 				char tname[48];
 
@@ -177,11 +188,11 @@ static void free_lines(struct fline *v, size_t n)
 	free(v);
 }
 
-int folded_write_stream(const struct aggregate *a, bool threads, FILE *out)
+int folded_write_stream(const struct aggregate *a, unsigned roots, FILE *out)
 {
 	struct fline *v;
 	size_t n, i;
-	int rc = build_lines(a, threads, &v, &n);
+	int rc = build_lines(a, roots, &v, &n);
 
 	if (rc)
 		return rc;
@@ -194,7 +205,7 @@ int folded_write_stream(const struct aggregate *a, bool threads, FILE *out)
 	return 0;
 }
 
-int folded_write(const struct aggregate *a, bool threads, const char *path,
+int folded_write(const struct aggregate *a, unsigned roots, const char *path,
 		 char *err, size_t errlen)
 {
 	char *buf = NULL;
@@ -207,7 +218,7 @@ int folded_write(const struct aggregate *a, bool threads, const char *path,
 			 strerror(errno));
 		return -errno;
 	}
-	rc = folded_write_stream(a, threads, mem);
+	rc = folded_write_stream(a, roots, mem);
 	if (fclose(mem) != 0 && !rc)
 		rc = -ENOMEM;
 	if (rc) {

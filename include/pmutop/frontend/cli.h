@@ -96,6 +96,8 @@ struct pmutop_opts {
 	bool dump_ext_unknown;   /* --dump's extension names no format (dump_check() decides) */
 	const char *diff_base;   /* --diff-base OLD: a differential flame graph against it */
 	bool folded_threads;     /* --folded-threads: thread name as the root frame */
+	bool folded_processes;   /* --folded-processes: COMM-PID as the root frame */
+	bool by_process;         /* --by-process: the per-process table before the functions */
 	const char *http;        /* --http ADDR:PORT: serve profiles on request (http_server.h) */
 	unsigned http_max_seconds; /* --http-max-seconds: cap on ?seconds= (default 300) */
 	const char *http_token;  /* --http-token T|none: required of every request (see http_server.c) */

@@ -18,19 +18,26 @@
 
 struct aggregate;
 
+/* Root frames above each stack (bits of `roots` below; 0: none). */
+#define FOLDED_ROOT_THREAD  1u   /* the thread's name (tid-N when it has none) */
+#define FOLDED_ROOT_PROCESS 2u   /* the process: COMM-PID (stackcollapse-perf --pid's
+                                    spelling), "[unknown process]" when not known;
+                                    above the thread when both are asked */
+
 /*
  * Write the folded lines to out, sorted by stack text; stacks that fold to
- * the same text (the same frames on different threads) are summed. With
- * threads, each stack gets its thread's name as its root frame. Returns 0,
- * -ENOMEM or -EIO (a write error on out).
+ * the same text (the same frames on different threads) are summed. roots
+ * puts the process and/or the thread name as the root frames (true, as
+ * older callers pass it, is FOLDED_ROOT_THREAD). Returns 0, -ENOMEM or
+ * -EIO (a write error on out).
  */
-int folded_write_stream(const struct aggregate *a, bool threads, FILE *out);
+int folded_write_stream(const struct aggregate *a, unsigned roots, FILE *out);
 
 /*
  * Write the folded lines to path atomically (temp file, fsync, rename). On
  * error returns -errno with a message naming path in err; path is untouched.
  */
-int folded_write(const struct aggregate *a, bool threads, const char *path,
+int folded_write(const struct aggregate *a, unsigned roots, const char *path,
 		 char *err, size_t errlen);
 
 /*
