@@ -115,8 +115,7 @@ static void layout(const struct view_ctx *v, struct opt_cols *o)
 
 static const char *const top_keys[] = {
 	"?", "Help ", "f/c", "Sort ", "i", "Window ", "Enter", "Callers ", "/", "Filter ",
-	"t", "Thread ", "p", "Procs ", "z", "Reset ", "Spc", "Pause ", "w", "Write ", "q", "Quit",
-	NULL,
+	"t", "Thread ", "z", "Reset ", "Spc", "Pause ", "w", "Write ", "q", "Quit", NULL,
 };
 
 /* A saved profile has no intervals and nothing to reset or pause. */
