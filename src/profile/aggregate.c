@@ -1040,7 +1040,7 @@ static void split_exact(uint64_t v, const uint64_t *share, uint64_t total, size_
 int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, size_t *nout)
 {
 	size_t nev = a->info.nevents > 1 ? a->info.nevents : 1, na = a->addrs.n, i, k;
-	uint64_t *rs = NULL, *rw = NULL, *sh = NULL, *res = NULL;
+	uint64_t *rs = NULL, *sh = NULL, *res = NULL;
 	uint32_t (*byloc)[2] = NULL, *first = NULL;
 	struct agg_leaf_part *parts = NULL;
 	size_t np = 0, cap = 0;
@@ -1052,18 +1052,15 @@ int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, 
 	/* What is left of each address's leaf samples once the stacks that
 	 * name the address exactly (a location of its own) have taken theirs. */
 	rs = calloc(na + 1, sizeof(*rs));
-	rw = calloc((na + 1) * nev, sizeof(*rw));
 	byloc = calloc(na + 1, sizeof(*byloc));
 	first = calloc(a->locs.n + 2, sizeof(*first));
 	sh = calloc(na + 1, sizeof(*sh));
 	res = calloc(na + 1, sizeof(*res));
 	frac = calloc(na + 1, sizeof(*frac));
-	if (!rs || !rw || !byloc || !first || !sh || !res || !frac)
+	if (!rs || !byloc || !first || !sh || !res || !frac)
 		goto out;
 	for (i = 0; i < na; i++) {
 		rs[i] = a->addrs.v[i].leaf_samples;
-		for (k = 0; k < nev; k++)
-			rw[i * nev + k] = a->addrs.v[i].leaf_weights[k];
 		byloc[i][0] = a->addrs.v[i].loc_id;
 		byloc[i][1] = (uint32_t)i;
 	}
@@ -1110,12 +1107,8 @@ int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, 
 				for (k = 0; k < nev; k++)
 					parts[np].weights[k] = st->weights[k];
 				np++;
-				if (ai != UINT32_MAX && exact) {
+				if (ai != UINT32_MAX && exact)
 					rs[ai] = rs[ai] > st->samples ? rs[ai] - st->samples : 0;
-					for (k = 0; k < nev; k++)
-						rw[ai * nev + k] = rw[ai * nev + k] > st->weights[k] ?
-								   rw[ai * nev + k] - st->weights[k] : 0;
-				}
 				continue;
 			}
 			if (pass == 0)
@@ -1135,12 +1128,21 @@ int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, 
 				parts[np + j - lo].stack = (uint32_t)s;
 				parts[np + j - lo].addr = byloc[j][1];
 			}
-			for (k = 0; k <= nev; k++) {
-				uint64_t tot = 0, v = k == nev ? st->samples : st->weights[k];
+			/*
+			 * Samples first, as the leftovers lie; then each event's
+			 * weight as the samples went (else a one-sample stack would
+			 * become a part per address of its line, each with a sliver
+			 * of weight: 20 times the samples in a written profile).
+			 */
+			for (size_t kk = 0; kk <= nev; kk++) {
+				uint64_t tot = 0, v;
+
+				k = kk == 0 ? nev : kk - 1;
+				v = k == nev ? st->samples : st->weights[k];
 
 				for (uint32_t j = lo; j < hi; j++) {
 					ai = byloc[j][1];
-					sh[j - lo] = k == nev ? rs[ai] : rw[ai * nev + k];
+					sh[j - lo] = k == nev ? rs[ai] : parts[np + j - lo].samples;
 					tot += sh[j - lo];
 				}
 				if (!tot) /* nothing left to go by: the first address */
@@ -1179,7 +1181,6 @@ int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, 
 out:
 	free(parts);
 	free(rs);
-	free(rw);
 	free(byloc);
 	free(first);
 	free(sh);
