@@ -14,7 +14,7 @@ PMUTOP_OUT ?= pmutop
 PREFIX   ?= /usr/local
 CC       ?= cc
 PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw \
-            libdw libmicrohttpd capstone
+            libdw libmicrohttpd capstone libdebuginfod
 WERROR   ?= -Werror
 VERSION  := 0.1.0
 

@@ -51,6 +51,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
 	}
+	/*
+	 * One switch for every fetcher: pmutop's (debuginfod.h) and the one
+	 * built into libdwfl both read DEBUGINFOD_URLS. Still one thread here.
+	 */
+	if (opts.no_debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
 	rc = resolve_target(&opts, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "pmutop: %s\n", err);

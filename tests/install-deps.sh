@@ -25,6 +25,7 @@ PKGS=(
 	libiberty-dev                        # C++/Rust demangler
 	libcapstone-dev                      # disassembler (--annotate)
 	libmicrohttpd-dev curl               # --http server; its e2e test
+	libdebuginfod-dev debuginfod         # debug files by build-id; a real server in t_debuginfod.sh
 	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
 	golang-go                            # go tool pprof reads our profiles in e2e tests
 	linux-perf                           # perf, to cross-check workloads
@@ -35,7 +36,7 @@ case "${1:-}" in
 "") ;;
 build)    PKGS=(gcc make pkg-config libunwind-dev libelf-dev libdw-dev libprotobuf-c-dev
                 protobuf-c-compiler zlib1g-dev libncurses-dev libpfm4-dev libiberty-dev
-                libcapstone-dev libmicrohttpd-dev) ;;
+                libcapstone-dev libmicrohttpd-dev libdebuginfod-dev) ;;
 fuzz)     PKGS=(clang libclang-rt-14-dev) ;;
 valgrind) PKGS=(valgrind) ;;
 *)

@@ -414,7 +414,8 @@ static unsigned on_annotate(struct tui *t, int key)
 	const struct aggregate *a = state_aggregate(t);
 	const struct agg_function *fns;
 	struct annotation *an = NULL;
-	struct annotate_opts ao = { .root = NULL };
+	/* A live session must not wait on the network; a saved profile may. */
+	struct annotate_opts ao = { .root = NULL, .offline = t->s != NULL };
 	char root[64], err[512], name[256];
 	uint32_t fid;
 	size_t nf;

@@ -556,6 +556,10 @@ static const struct cli_option opts_table[] = {
 	  .help = "instead of the table, list FUNCTION's instructions with each recorded "
 		  "event's share per instruction, source lines and CPI~ per basic block (with "
 		  "--load, or at the end of a recording)" },
+	{ .name = "no-debuginfod", .handle = h_flag, .off = F(no_debuginfod),
+	  .group = CLI_GROUP_STACKS,
+	  .help = "never fetch debug files or binaries from the debuginfod servers named in "
+		  "DEBUGINFOD_URLS (as if it were unset): names of stripped code stay addresses" },
 	{ .name = "unwind", .arg = "ENGINE", .handle = h_unwind, .group = CLI_GROUP_STACKS,
 	  .complete = CLI_COMPLETE_CHOICES, .choices = "snapshot ptrace fp", .verbs = SAMPLING,
 	  .help = "how stacks are taken: snapshot (default; the kernel copies registers + "

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pmutop/symbols/debuginfo.h"
+#include "pmutop/symbols/debuginfod.h"
 #include "pmutop/symbols/perfmap.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/proc.h"
@@ -43,6 +44,8 @@ struct process_table {
 	bool pending;               /* an exited process awaits collection */
 	uint32_t next_serial;       /* maps serials (maps_set_serial), from 1 */
 	struct debuginfo *shared_dbg; /* for processes in pmutop's mount namespace */
+	struct dfd_fetcher *fetch;    /* debuginfod for every debuginfo here, or NULL */
+	bool fetch_tried;
 	struct process_stats st;
 	struct unwind_stats unwind_done; /* of unwinders already freed */
 };
@@ -111,6 +114,12 @@ static void process_free(struct process *p)
 	free(p);
 }
 
+int process_table_fetch_wait(struct process_table *t, FILE *progress,
+			     bool (*stop)(void *arg), void *arg)
+{
+	return t ? dfd_wait(t->fetch, progress, stop, arg) : 0;
+}
+
 void process_table_free(struct process_table *t)
 {
 	struct process *p, *next;
@@ -122,6 +131,7 @@ void process_table_free(struct process_table *t)
 		process_free(p);
 	}
 	debuginfo_free(t->shared_dbg);
+	dfd_fetcher_free(t->fetch); /* after every debuginfo that used it */
 	free(t->slots);
 	free(t);
 }
@@ -146,6 +156,11 @@ static int give_symbol_sources(struct process_table *t, struct process *p)
 	}
 	if (!p->perfmap || !dbg)
 		return -ENOMEM;
+	if (!t->fetch_tried) {
+		t->fetch_tried = true;
+		t->fetch = dfd_fetcher_new(); /* NULL: DEBUGINFOD_URLS unset */
+	}
+	debuginfo_set_fetcher(dbg, t->fetch);
 	maps_set_symbol_sources(p->maps, dbg, p->perfmap);
 	return 0;
 }

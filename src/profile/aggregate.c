@@ -1434,7 +1434,7 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 {
 	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
 	bool redirected = false;
-	size_t i;
+	size_t i, kept = 0;
 	int err = 0;
 
 	for (i = 0; i < a->pending.n; i++) {
@@ -1453,6 +1453,11 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 
 		if (!p->loc_id || p->loc_id > a->locs.n)
 			continue;
+		/* Its debug file is still on its way from debuginfod: later. */
+		if (deadline && debuginfo_busy(p->map->dbg, p->map)) {
+			a->pending.v[kept++] = *p;
+			continue;
+		}
 		fn = &a->funcs.v[a->locs.v[p->loc_id - 1].function_id - 1];
 		sym = fn->system_name ? fn->system_name : fn->name;
 		modfile = module_path(p->map->mod);
@@ -1495,9 +1500,11 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 			}
 		}
 	}
-	if (i) /* pending.v is NULL when nothing was ever pending (UB for memmove) */
-		memmove(a->pending.v, a->pending.v + i, (a->pending.n - i) * sizeof(*a->pending.v));
-	a->pending.n -= i;
+	/* Keep [0, kept) (waiting for debuginfod) and [i, n) (not reached). */
+	if (i > kept) /* pending.v is NULL when nothing was ever pending (UB for memmove) */
+		memmove(a->pending.v + kept, a->pending.v + i,
+			(a->pending.n - i) * sizeof(*a->pending.v));
+	a->pending.n -= i - kept;
 	/* Locations still named from the symbol alone follow (one row per function). */
 	if (redirected)
 		for (size_t k = 0; k < a->locs.n; k++)

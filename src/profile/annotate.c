@@ -36,6 +36,7 @@
 
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/ratios.h"
+#include "pmutop/symbols/debuginfod.h"
 #include "pmutop/target/module.h"
 
 /* Source files larger than this are not shown inline. */
@@ -185,10 +186,47 @@ static const char *why_not_binary(const char *path)
 }
 
 /*
+ * The same build from debuginfod (debuginfod.h; DEBUGINFOD_URLS): how a
+ * profile is annotated on a machine that never had the binary. The file is
+ * verified by build-id before it is used. 0, or -ENOENT with the reason
+ * added to b->err.
+ */
+static int fetch_binary(struct builder *b, const struct agg_mapping *map, const char *bid,
+			struct module **out)
+{
+	char why[400], *path = NULL;
+	size_t l = strlen(b->err);
+	struct module *c = NULL;
+	int fd;
+
+	if (b->o->offline)
+		return -ENOENT;
+	if (!debuginfod_enabled()) {
+		snprintf(b->err + l, b->errlen - l, " (DEBUGINFOD_URLS would let pmutop fetch "
+			 "it from a debuginfod server by its build-id)");
+		return -ENOENT;
+	}
+	fd = dfd_fetch_now(DFD_EXECUTABLE, bid, &path, why, sizeof(why));
+	if (fd >= 0) {
+		close(fd);
+		c = path ? module_cache_get(b->mc, path, map->file, 0, 0) : NULL;
+	}
+	free(path);
+	if (c && !strcmp(module_build_id(c), bid)) {
+		*out = c;
+		note(b->an, "%s is not here: its code came from debuginfod, by build-id",
+		     map->file);
+		return 0;
+	}
+	snprintf(b->err + l, b->errlen - l, "; debuginfod: %s", fd >= 0 ? "unreadable" : why);
+	return -ENOENT;
+}
+
+/*
  * The binary behind mapping `map`, checked against the profile's build-id:
  * its path (under o->root), else DIR/.build-id/xx/rest for the debug
- * directories. Returns 0, -ENODEV (nothing found) or -ESTALE (found, but
- * another build); the first failure's reason in err.
+ * directories, else debuginfod. Returns 0, -ENODEV (nothing found) or
+ * -ESTALE (found, but another build); the first failure's reason in err.
  */
 static int open_binary(struct builder *b, const struct agg_mapping *map, struct module **out)
 {
@@ -240,8 +278,10 @@ static int open_binary(struct builder *b, const struct agg_mapping *map, struct 
 			return 0;
 		}
 	}
-	return m ? -ESTALE : -ENODEV;
+	return fetch_binary(b, map, bid, out) == 0 ? 0 : m ? -ESTALE : -ENODEV;
 }
+
+static void debug_symbols(struct module *m, bool offline);
 
 static int mapping_module(struct builder *b, uint32_t map_id, struct module **m, uint64_t *bias)
 {
@@ -252,6 +292,9 @@ static int mapping_module(struct builder *b, uint32_t map_id, struct module **m,
 	if (!b->mod_rc[i] && !b->mods[i]) {
 		const struct agg_mapping *map = &b->maps[i];
 		int rc = open_binary(b, map, &b->mods[i]);
+
+		if (!rc)
+			debug_symbols(b->mods[i], b->o->offline);
 
 		if (!rc && module_bias(b->mods[i], map->start, map->offset, &b->bias[i]))
 			b->bias[i] = map->start - map->offset; /* no PT_LOAD at offset: best guess */
@@ -549,22 +592,23 @@ static int build_blocks(struct annotation *an)
 	return 0;
 }
 
-/* DWARF for m: its own sections, else a build-id debug file (no symlinks). */
-static Dwarf *open_dwarf(struct module *m, int *fd)
+/*
+ * m's separate debug file by build-id: DIR/.build-id/xx/rest.debug (no
+ * symlinks, regular files only), else debuginfod's (verified by build-id)
+ * unless offline. With dw, only a file with DWARF, opened in *dw. The fd
+ * or -1.
+ */
+static int debug_file(struct module *m, bool offline, Dwarf **dw)
 {
 	const char *bid = module_build_id(m), *env = getenv("PMUTOP_DEBUGINFO_PATH");
 	char dirs[PATH_MAX], path[PATH_MAX], *save = NULL, *d;
-	Dwarf *dw = dwarf_begin_elf(module_elf(m), DWARF_C_READ, NULL);
+	int f;
 
-	*fd = -1;
-	if (dw)
-		return dw;
 	if (strlen(bid) < 4)
-		return NULL;
+		return -1;
 	snprintf(dirs, sizeof(dirs), "%s", env && *env ? env : "/usr/lib/debug");
 	for (d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		struct stat st;
-		int f;
 
 		if (d[0] != '/')
 			continue;
@@ -572,19 +616,48 @@ static Dwarf *open_dwarf(struct module *m, int *fd)
 		f = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (f < 0)
 			continue;
-		if (fstat(f, &st) == 0 && S_ISREG(st.st_mode)) {
-			dw = dwarf_begin(f, DWARF_C_READ);
-			if (dw) {
-				*fd = f;
-				return dw;
-			}
-		}
+		if (fstat(f, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (!dw || (*dw = dwarf_begin(f, DWARF_C_READ))))
+			return f;
 		close(f);
 	}
-	return NULL;
+	f = offline ? -1 : dfd_fetch_now(DFD_DEBUGINFO, bid, NULL, NULL, 0);
+	if (f >= 0 && dw && !(*dw = dwarf_begin(f, DWARF_C_READ))) {
+		close(f);
+		f = -1;
+	}
+	return f < 0 ? -1 : f;
 }
 
-static void add_lines(struct annotation *an, struct module *m)
+/* DWARF for m: its own sections, else its debug file's (debug_file()). */
+static Dwarf *open_dwarf(struct module *m, bool offline, int *fd)
+{
+	Dwarf *dw = dwarf_begin_elf(module_elf(m), DWARF_C_READ, NULL);
+
+	*fd = -1;
+	if (!dw)
+		*fd = debug_file(m, offline, &dw);
+	return *fd >= 0 || dw ? dw : NULL;
+}
+
+/*
+ * A binary stripped of .symtab takes its debug file's, so that the
+ * function's extent and name are its symbol's rather than an FDE's.
+ */
+static void debug_symbols(struct module *m, bool offline)
+{
+	int fd;
+
+	if (module_has_symtab(m))
+		return;
+	fd = debug_file(m, offline, NULL);
+	if (fd >= 0) {
+		module_add_debug_symbols(m, fd);
+		close(fd);
+	}
+}
+
+static void add_lines(struct annotation *an, struct module *m, bool offline)
 {
 	char full[PATH_MAX];
 	Dwarf_Die cu;
@@ -592,7 +665,7 @@ static void add_lines(struct annotation *an, struct module *m)
 	size_t i, named = 0;
 	int fd;
 
-	dw = open_dwarf(m, &fd);
+	dw = open_dwarf(m, offline, &fd);
 	if (!dw) {
 		note(an, "no debug info for %s: no source lines (install its -dbgsym "
 		     "package or build with -g)", an->path);
@@ -801,7 +874,7 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 	rc = build_blocks(an);
 	if (rc)
 		goto fail;
-	add_lines(an, best->mod);
+	add_lines(an, best->mod, b.o->offline);
 	if (strcmp(an->symbol, name))
 		note(an, "%s has no code of its own here: it was inlined; this is the "
 		     "function it was inlined into", name);

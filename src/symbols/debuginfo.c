@@ -42,6 +42,7 @@
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
 #include "pmutop/target/safe_open.h"
+#include "pmutop/symbols/debuginfod.h"
 #include "pmutop/symbols/gopclntab.h"
 
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
@@ -58,7 +59,7 @@ struct dmod {
 	struct cu_range *ranges; /* sorted by lo; built on first need */
 	size_t nranges;
 	bool ranges_built;
-	const struct module *mod;
+	struct module *mod;  /* its names grow from a debug file (module_add_debug_symbols) */
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
 	GElf_Addr ebias;     /* Dwfl address = ELF vaddr + ebias */
@@ -69,6 +70,7 @@ struct dmod {
 	char *debug_name;
 	bool debug_crc_due;  /* debug_fd matched by name only: check its CRC before use */
 	GElf_Word debug_crc;
+	bool remote;         /* asked of debuginfod, the answer not taken yet */
 };
 
 struct dentry {
@@ -94,6 +96,7 @@ struct debuginfo {
 	char **strs;               /* interned joined paths (open addressing) */
 	size_t smask, scount;
 
+	struct dfd_fetcher *fetch; /* debuginfod, or NULL (debuginfo_set_fetcher()) */
 	unsigned nskipped;         /* target files refused (debuginfo_skipped()) */
 	char skipped[512];         /* the first one, and why */
 };
@@ -413,7 +416,68 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 		dm->maybe_dwarf = true;
 		dm->debug_crc_due = !verified;
 		dm->debug_crc = crc;
+		/* Names only the debug file has, from now on (not only with lines). */
+		if (verified)
+			module_add_debug_symbols(dm->mod, fd);
 	}
+}
+
+/* ---- debuginfod (debuginfod.h) ------------------------------------------ */
+
+static struct dmod *module_state(struct debuginfo *d, const struct mapping *map);
+
+void debuginfo_set_fetcher(struct debuginfo *d, struct dfd_fetcher *f)
+{
+	if (d)
+		d->fetch = f;
+}
+
+/*
+ * No debug file here: ask debuginfod for it by build-id. Until the answer
+ * is taken the module counts as having DWARF, so its locations wait for
+ * their lines instead of being written without them.
+ */
+static void ask_remote(struct debuginfo *d, struct dmod *dm)
+{
+	const char *bid = module_build_id(dm->mod);
+
+	if (d->fetch && bid && *bid && dfd_request(d->fetch, DFD_DEBUGINFO, bid) == 0)
+		dm->remote = dm->maybe_dwarf = true;
+}
+
+/*
+ * Take debuginfod's answer for dm (block: wait for it). Returns whether it
+ * is still awaited. A verified file becomes the module's debug file, and
+ * its .symtab the module's names.
+ */
+static bool take_remote(struct debuginfo *d, struct dmod *dm, bool block)
+{
+	char *path = NULL;
+	int fd;
+
+	if (!dm->remote)
+		return false;
+	fd = dfd_take(d->fetch, DFD_DEBUGINFO, module_build_id(dm->mod), block, &path);
+	if (fd == -EINPROGRESS)
+		return true;
+	dm->remote = false;
+	if (fd < 0) {
+		dm->maybe_dwarf = false;
+		return false;
+	}
+	module_add_debug_symbols(dm->mod, fd);
+	dm->debug_fd = fd;
+	dm->debug_name = path;
+	return false;
+}
+
+bool debuginfo_busy(struct debuginfo *d, const struct mapping *map)
+{
+	struct dmod *dm;
+
+	if (!d || !map || !map->mod || !(dm = module_state(d, map)))
+		return false;
+	return take_remote(d, dm, false);
 }
 
 /*
@@ -461,15 +525,18 @@ static void open_module(struct debuginfo *d, struct dmod *dm, const struct mappi
 		dm->maybe_dwarf = true;
 	else
 		find_debug_file(d, dm, elf, map);
+	if (!dm->maybe_dwarf)
+		ask_remote(d, dm);
 }
 
 /* Load the DWARF of a prepared module (the slow part: 50+ ms for libc). */
-static void load_module(struct dmod *dm)
+static void load_module(struct debuginfo *d, struct dmod *dm)
 {
 	Dwarf_Addr dbias;
 
 	if (dm->loaded)
 		return;
+	take_remote(d, dm, true);
 	dm->loaded = true;
 	if (dm->debug_fd >= 0 && dm->debug_crc_due && !crc_matches(dm->debug_fd, dm->debug_crc)) {
 		/* Found by name only, and not the file the debuglink describes. */
@@ -526,6 +593,8 @@ bool debuginfo_prepare(struct debuginfo *d, const struct mapping *map)
 	if (!d || !map || !map->mod)
 		return false;
 	dm = module_state(d, map);
+	if (dm)
+		take_remote(d, dm, false);
 	return dm && (dm->maybe_dwarf || module_gopclntab(map->mod, &err));
 }
 
@@ -878,7 +947,7 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	if (!dm)
 		return 0;
 	if (dm->maybe_dwarf && !module_gopclntab(map->mod, &err))
-		load_module(dm);
+		load_module(d, dm);
 	/* Go binaries: Go's own table, DWARF only for what it lacks (below). */
 	if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
 		return 0;
@@ -895,7 +964,7 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 		 */
 		n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
 		if (!n && dm->maybe_dwarf)
-			load_module(dm); /* loads once */
+			load_module(d, dm); /* loads once */
 		if (!n && dm->has_dwarf)
 			n = chain_at(d, dm, vaddr, tmp);
 		e->lines = n ? malloc(n * sizeof(*e->lines)) : NULL;

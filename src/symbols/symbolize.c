@@ -14,6 +14,7 @@
 
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
+#include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/gopclntab.h"
 #include "pmutop/symbols/perfmap.h"
 #include "pmutop/symbols/symbolize.h"
@@ -37,6 +38,12 @@ static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *
 		addr++;
 	f->addr = addr;
 	if (map && map->mod) {
+		/*
+		 * Stripped of .symtab: its debug file's (found here, or come from
+		 * debuginfod) names it, once debuginfo has opened the module.
+		 */
+		if (map->dbg && !module_has_symtab(map->mod))
+			debuginfo_prepare(map->dbg, map);
 		f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
 		/* Go binaries without .symtab still have Go's own table. */
 		if (!f->func)

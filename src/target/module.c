@@ -61,7 +61,7 @@ struct symbol {
 	uint64_t addr;
 	uint64_t size;
 	const char *name;  /* into the image via libelf (module->elf kept open),
-	                      or into module->plt_names */
+	                      or into module->plt_names or ->debug_names */
 	unsigned rank;     /* alias preference: lower wins */
 	uint64_t sec_end;  /* end of its section (bounds a size-0 symbol); 0: unknown */
 };
@@ -79,6 +79,8 @@ struct module {
 	size_t nsyms;
 
 	char *plt_names;   /* "name@plt\0..." of the synthesized PLT symbols */
+	bool has_symtab;   /* a .symtab of its own, or one taken from its debug file */
+	char *debug_names; /* names of the symbols taken from a separate debug file */
 
 	/* Unwind tables as function ranges (module_fde_range), opened lazily. */
 	bool cfi_tried;
@@ -175,6 +177,7 @@ static void module_free(struct module *m)
 	if (m->dwarf)
 		dwarf_end(m->dwarf);
 	free(m->plt_names);
+	free(m->debug_names);
 	if (m->elf)
 		elf_end(m->elf);
 	if (m->image) {
@@ -359,10 +362,10 @@ static void finish_symbols(struct module *m)
 	}
 }
 
-/* End address of section ndx when it is an allocated one, else 0. */
-static uint64_t section_end(struct module *m, size_t ndx)
+/* End address of section ndx of elf when it is an allocated one, else 0. */
+static uint64_t section_end(Elf *elf, size_t ndx)
 {
-	Elf_Scn *scn = ndx && ndx < SHN_LORESERVE ? elf_getscn(m->elf, ndx) : NULL;
+	Elf_Scn *scn = ndx && ndx < SHN_LORESERVE ? elf_getscn(elf, ndx) : NULL;
 	GElf_Shdr sh;
 
 	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
@@ -371,17 +374,23 @@ static uint64_t section_end(struct module *m, size_t ndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
-static int load_symbols(struct module *m, Elf_Scn *scn)
+/*
+ * The function symbols of symbol table scn of elf into a new array
+ * (*out, *nout); names point into elf. 0 or -ENOMEM.
+ */
+static int read_symbols(Elf *elf, Elf_Scn *scn, struct symbol **out, size_t *nout)
 {
 	GElf_Shdr sh;
 	Elf_Data *data;
-	size_t entsz, n, i;
+	size_t entsz, n, i, k = 0;
 	struct symbol *syms;
 
+	*out = NULL;
+	*nout = 0;
 	if (!gelf_getshdr(scn, &sh))
 		return 0;
 	data = elf_getdata(scn, NULL);
-	entsz = gelf_fsize(m->elf, ELF_T_SYM, 1, EV_CURRENT);
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (!data || !data->d_buf || entsz == 0)
 		return 0;
 	n = data->d_size / entsz;
@@ -391,7 +400,6 @@ static int load_symbols(struct module *m, Elf_Scn *scn)
 	if (!syms)
 		return -ENOMEM;
 
-	m->nsyms = 0;
 	for (i = 0; i < n; i++) {
 		GElf_Sym s;
 		unsigned char type;
@@ -404,21 +412,96 @@ static int load_symbols(struct module *m, Elf_Scn *scn)
 			continue;
 		if (s.st_value == 0 || s.st_shndx == SHN_UNDEF)
 			continue;
-		name = elf_strptr(m->elf, sh.sh_link, s.st_name);
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !name[0])
 			continue;
-		syms[m->nsyms].addr = s.st_value;
+		syms[k].addr = s.st_value;
 		/* A size running past the address space is garbage. */
-		syms[m->nsyms].size = s.st_value + s.st_size < s.st_value ? 0 : s.st_size;
-		syms[m->nsyms].name = name;
-		syms[m->nsyms].rank = bind_rank(GELF_ST_BIND(s.st_info));
-		syms[m->nsyms].sec_end = s.st_size ? 0 : section_end(m, s.st_shndx);
-		m->nsyms++;
+		syms[k].size = s.st_value + s.st_size < s.st_value ? 0 : s.st_size;
+		syms[k].name = name;
+		syms[k].rank = bind_rank(GELF_ST_BIND(s.st_info));
+		syms[k].sec_end = s.st_size ? 0 : section_end(elf, s.st_shndx);
+		k++;
 	}
+	*out = syms;
+	*nout = k;
+	return 0;
+}
+
+static int load_symbols(struct module *m, Elf_Scn *scn)
+{
+	struct symbol *syms;
+	size_t n;
+	int err = read_symbols(m->elf, scn, &syms, &n);
+
+	if (err)
+		return err;
 	free(m->syms);
 	m->syms = syms;
+	m->nsyms = n;
 	finish_symbols(m);
 	return 0;
+}
+
+/* The first section of type type in elf, or NULL. */
+static Elf_Scn *section_of_type(Elf *elf, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	return NULL;
+}
+
+int module_add_debug_symbols(struct module *m, int fd)
+{
+	Elf *elf;
+	Elf_Scn *scn;
+	struct symbol *syms = NULL, *all;
+	size_t n = 0, len = 0, k = 0, i;
+	char *names;
+	int err = 0;
+
+	if (!m || m->has_symtab || m->debug_names)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return 0;
+	scn = elf_kind(elf) == ELF_K_ELF ? section_of_type(elf, SHT_SYMTAB) : NULL;
+	if (scn)
+		err = read_symbols(elf, scn, &syms, &n);
+	for (i = 0; i < n; i++)
+		len += strlen(syms[i].name) + 1;
+	names = n ? malloc(len) : NULL;
+	all = n ? realloc(m->syms, (m->nsyms + n) * sizeof(*all)) : NULL;
+	if (n && (!names || !all)) {
+		free(names);
+		if (all)
+			m->syms = all;
+		err = -ENOMEM;
+		n = 0;
+	}
+	/* Names are copied: the debug file is not kept open for them. */
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(syms[i].name) + 1;
+
+		memcpy(names + k, syms[i].name, l);
+		all[m->nsyms + i] = syms[i];
+		all[m->nsyms + i].name = names + k;
+		k += l;
+	}
+	if (n) {
+		m->syms = all;
+		m->nsyms += n;
+		m->debug_names = names;
+		m->has_symtab = true;
+		finish_symbols(m);
+	}
+	free(syms);
+	elf_end(elf);
+	return err;
 }
 
 /*
@@ -559,6 +642,7 @@ static int parse_sections(struct module *m)
 		}
 	}
 
+	m->has_symtab = symtab != NULL;
 	if (symtab) {
 		err = load_symbols(m, symtab);
 		if (err)
@@ -726,6 +810,11 @@ const char *module_build_id(const struct module *m)
 struct Elf *module_elf(const struct module *m)
 {
 	return m ? m->elf : NULL;
+}
+
+bool module_has_symtab(const struct module *m)
+{
+	return m && m->has_symtab;
 }
 
 size_t module_nsyms(const struct module *m)

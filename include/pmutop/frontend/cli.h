@@ -105,6 +105,7 @@ struct pmutop_opts {
 	pid_t tids[CLI_MAX_TIDS]; /* -t TID[,TID]: only these threads of -p's process */
 	size_t ntids;            /* 0 = every thread */
 	bool nonblocking;        /* --nonblocking: never stop the target (no ptrace) */
+	bool no_debuginfod;      /* --no-debuginfod: main unsets DEBUGINFOD_URLS */
 	/* One-line notes for stderr (unless -q): how a perf/py-spy habit was taken. */
 	char notes[CLI_MAX_NOTES][256];
 	unsigned nnotes;

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct maps;
@@ -106,6 +107,14 @@ void process_table_collect(struct process_table *t,
  * points at old mappings any more (no pending line lookups).
  */
 void process_table_prune(struct process_table *t);
+
+/*
+ * Wait for the debug files asked of debuginfod (debuginfod.h: dfd_wait;
+ * progress and notes to progress, NULL for none; -EINTR when stop said so
+ * and the transfers were cancelled). Before lines are resolved at the end.
+ */
+int process_table_fetch_wait(struct process_table *t, FILE *progress,
+			     bool (*stop)(void *arg), void *arg);
 
 struct maps *process_maps(struct process *p);
 struct unwinder *process_unwinder(struct process *p);

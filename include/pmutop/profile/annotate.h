@@ -34,6 +34,13 @@ struct annotate_opts {
 	 * path as written is tried after it. NULL for none.
 	 */
 	const char *root;
+	/*
+	 * Never ask debuginfod (debuginfod.h), which can take seconds: for the
+	 * live view, whose keys must stay responsive. Otherwise a binary or
+	 * debug file found nowhere here is fetched by build-id when
+	 * DEBUGINFOD_URLS is set.
+	 */
+	bool offline;
 };
 
 struct ann_insn {

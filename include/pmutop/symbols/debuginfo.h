@@ -62,6 +62,22 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 bool debuginfo_prepare(struct debuginfo *d, const struct mapping *map);
 
 /*
+ * Ask debuginfod (debuginfod.h) for the debug file of every module that
+ * has no DWARF here (f NULL: never). f must outlive d. Until an answer is
+ * taken, such a module's locations wait for their lines.
+ */
+struct dfd_fetcher;
+void debuginfo_set_fetcher(struct debuginfo *d, struct dfd_fetcher *f);
+
+/*
+ * Whether map's module still waits for debuginfod's answer: a lookup now
+ * would block on the network. Callers that must not block (lines resolved
+ * while sampling) leave its locations for later. Takes the answer when it
+ * has come (the module's names from its .symtab then, too).
+ */
+bool debuginfo_busy(struct debuginfo *d, const struct mapping *map);
+
+/*
  * How many target files (module or debug files) were refused as unsafe:
  * a FIFO, device or oversized file, a symlink out of the target's root, a
  * path no longer naming the mapped file, a .gnu_debuglink that is a path.

@@ -99,6 +99,19 @@ const char *module_symbol_extent(const struct module *m, uint64_t vaddr, uint64_
  */
 int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
+/*
+ * Take the function symbols of a separate debug file (fd: .symtab of the
+ * same build, which the caller has verified by build-id) for a module
+ * stripped of its own .symtab: module_symbolize() then names what only
+ * the debug file knows (static functions, libc's internal ones). Names are
+ * copied; fd stays the caller's. A no-op when the module has a .symtab or
+ * took one already, or the file has none. 0 or -ENOMEM.
+ */
+int module_add_debug_symbols(struct module *m, int fd);
+
+/* Whether the object has a .symtab (its own, or its debug file's). */
+bool module_has_symtab(const struct module *m);
+
 /* Number of function symbols loaded (0 for stripped objects without .dynsym). */
 size_t module_nsyms(const struct module *m);
 
