@@ -15,7 +15,7 @@ WL_CFLAGS    := -std=gnu11 -O1 -g -pthread -D_GNU_SOURCE $(WARN)
 WL_FP        := -fno-omit-frame-pointer
 
 # One program per source file, frame pointers on.
-WL_PLAIN     := shares threads late_threads exiter two_loops vfork_stuck syscalls fanout
+WL_PLAIN     := shares threads late_threads exiter two_loops vfork_stuck syscalls fanout offcpu
 WORKLOADS    := $(addprefix $(WORKLOAD_DIR)/,$(WL_PLAIN) deep_fp deep_nofp \
                   dl_main libhot.so)
 

@@ -79,6 +79,18 @@ static void print_summary(const struct session *s, FILE *out)
 			(unsigned long long)st.total.compacted, (unsigned long long)st.total.threads_folded,
 			(unsigned long long)info->leaf_dropped);
 	print_processes(&st, out);
+	if (st.offcpu) {
+		const struct offcpu_stats *oc = &st.offcpu_stats;
+		fprintf(out, "pmutop: offcpu: %llu blocks", (unsigned long long)oc->blocks);
+		if (st.offcpu_initial >= 0)
+			fprintf(out, " (%ld threads blocked at the start)", st.offcpu_initial);
+		fprintf(out, ", %llu without a stack (switch-out sample throttled or lost), %llu "
+			"ended by exit, %llu still off-CPU at the end; lost switches: %llu switch-outs "
+			"without a switch-in (dropped), %llu switch-ins without a switch-out\n",
+			(unsigned long long)oc->no_stack, (unsigned long long)oc->ended_by_exit,
+			(unsigned long long)oc->ended_by_stop, (unsigned long long)oc->unmatched,
+			(unsigned long long)oc->orphan_in);
+	}
 	if (st.lost)
 		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
 			"try a larger --mmap-pages or a longer --period\n",

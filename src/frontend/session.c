@@ -34,9 +34,11 @@
 #include "pmutop/frontend/process.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
+#include "pmutop/sample/offcpu.h"
 #include "pmutop/sample/perf_record.h"
 #include "pmutop/target/proc.h"
 #include "pmutop/unwind/ptrace_engine.h"
+#include "pmutop/unwind/ptrace_thread.h"
 #include "pmutop/sample/sampler.h"
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/kallsyms.h"
@@ -57,6 +59,13 @@
  * short one should not pay (it gets its lines at the end).
  */
 #define LINES_WHILE_SAMPLING_NS (10 * 1000000000ULL)
+/*
+ * -e offcpu: a switch-out is paired with its switch-in once every buffer
+ * has been drained past it; a record is written within microseconds of
+ * its timestamp, so records older than the last drain's start less this
+ * are all in (sample/offcpu.h).
+ */
+#define OFFCPU_MARGIN_NS (20 * 1000000ULL)
 
 enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
 
@@ -107,6 +116,17 @@ struct session {
 	struct session_counts before;
 	uint64_t window_mono, stop_mono;
 	unsigned resets;
+	struct offcpu *oc;               /* -e offcpu: switch-outs waiting for their switch-in */
+	uint32_t offcpu_k;               /* its event index */
+	uint64_t offcpu_lost;            /* blocks of processes already gone when they ended */
+	long offcpu_initial;             /* threads found blocked at the start (-1: not looked) */
+};
+
+/* A switch-out's unwound stack, held until its block ends (sample/offcpu.h). */
+struct oc_stack {
+	unsigned n;
+	enum unwind_outcome outcome;
+	uint64_t ips[];
 };
 
 /* Add a line to the session's notes (kept for the front end to show). */
@@ -207,30 +227,161 @@ static unsigned kernel_frames(const uint64_t *ips, unsigned n)
  * one). Kernel frames (on top) are named from kallsyms, the rest from the
  * target's maps.
  */
+static void add_stack_top(struct session *s, struct process *p, uint32_t tid, uint32_t event,
+			  const uint64_t *ips, unsigned n, enum unwind_outcome outcome,
+			  uint64_t period, const char *top);
+
 static void add_stack(struct session *s, struct process *p, uint32_t tid, uint32_t event,
 		      const uint64_t *ips, unsigned n, enum unwind_outcome outcome, uint64_t period)
 {
+	add_stack_top(s, p, tid, event, ips, n, outcome, period, NULL);
+}
+
+/*
+ * The same with a pseudo-frame `top` (NULL: none) as the leaf, for what
+ * is not code: "[preempted]" off-CPU time. Its address (in the null page,
+ * no mapping) keeps it a location of its own.
+ */
+static void add_stack_top(struct session *s, struct process *p, uint32_t tid, uint32_t event,
+			  const uint64_t *ips, unsigned n, enum unwind_outcome outcome,
+			  uint64_t period, const char *top)
+{
 	unsigned nk = 0;
+	struct frame *frames = s->frames + (top != NULL);
 
 	if (event < s->nevents && s->events[event].user == 0)
 		n = kernel_frames(ips, n);
-	aggregate_info(s->agg)->outcomes[outcome]++;
+	if (ips)
+		aggregate_info(s->agg)->outcomes[outcome]++;
 	while (nk < n && kallsyms_is_kernel_addr(ips[nk]))
 		nk++;
 	if (nk && kallsyms_restricted(s->ks)) {
 		/* No kernel names: the whole kernel part is one "[kernel]" frame. */
-		kallsyms_symbolize(s->ks, ips, 1, s->frames);
-		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, s->frames + 1);
+		kallsyms_symbolize(s->ks, ips, 1, frames);
+		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, frames + 1);
 		n = n - nk + 1;
-	} else {
+	} else if (n) {
 		if (nk)
-			kallsyms_symbolize(s->ks, ips, nk, s->frames);
-		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, s->frames + nk);
+			kallsyms_symbolize(s->ks, ips, nk, frames);
+		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, frames + nk);
+	}
+	if (top) {
+		memset(s->frames, 0, sizeof(*s->frames));
+		s->frames[0].func = top;
+		s->frames[0].addr = top[1]; /* a distinct address per pseudo-frame */
+		n++;
 	}
 	process_note_sample(p);
 	name_thread(s, p, tid);
 	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
 	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
+}
+
+/* ---- -e offcpu (sample/offcpu.h pairs the switches) ---- */
+
+/* A finished off-CPU block: its stack weighted by its length in ns. */
+static void oc_emit(void *arg, const struct offcpu_block *b)
+{
+	struct session *s = arg;
+	struct oc_stack *st = b->payload;
+	struct process *p = process_table_get(s->procs, (pid_t)b->pid);
+	uint64_t ns = b->end > b->start ? b->end - b->start : 1;
+
+	if (!p)
+		s->offcpu_lost++; /* its process ended before (not followed, or gone) */
+	else if (!st)
+		add_stack_top(s, p, b->tid, s->offcpu_k, NULL, 0, UNWIND_ROOT, ns,
+			      b->initial ? "[blocked since the start: stack unknown]"
+					 : "[switch-out sample lost: stack unknown]");
+	else
+		add_stack_top(s, p, b->tid, s->offcpu_k, st->ips, st->n, st->outcome, ns,
+			      b->preempted ? "[preempted]" : NULL);
+	free(st);
+}
+
+static void oc_drop(void *arg, void *payload)
+{
+	(void)arg;
+	free(payload);
+}
+
+/* Keep an unwound switch-out stack until its switch-in. */
+static void oc_hold(struct session *s, const struct perf_sample *smp, unsigned n,
+		    enum unwind_outcome outcome, bool initial)
+{
+	struct oc_stack *st = malloc(sizeof(*st) + n * sizeof(st->ips[0]));
+
+	if (st) {
+		st->n = n;
+		st->outcome = outcome;
+		memcpy(st->ips, s->ips, n * sizeof(st->ips[0]));
+	}
+	if (initial)
+		offcpu_initial(s->oc, smp->pid, smp->tid, st);
+	else
+		offcpu_sample(s->oc, smp->pid, smp->tid, smp->time, st);
+}
+
+/*
+ * Threads already blocked when recording starts would show up only when
+ * they wake, or never (a thread parked for the whole run): look at each
+ * sleeping thread once, without stopping it (pt_blocked_sample), and hold
+ * that stack as a block from the start.
+ */
+static void oc_look_at_blocked(struct session *s)
+{
+	size_t cap = 4096, n;
+	pid_t *tids = malloc(cap * sizeof(*tids));
+	uint8_t *stack = malloc(s->stack_size);
+
+	s->offcpu_initial = 0;
+	for (size_t i = 0; tids && stack && i < s->npids; i++) {
+		struct process *p = process_table_get(s->procs, s->pids[i]);
+
+		if (!p || proc_list_threads(s->pids[i], tids, cap, &n))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			char state = pt_thread_state(s->pids[i], tids[j]);
+			struct perf_sample smp;
+			enum unwind_outcome outcome;
+			unsigned depth;
+			long nr;
+
+			if ((state != 'S' && state != 'D') ||
+			    pt_blocked_sample(s->pids[i], tids[j], stack, s->stack_size, &smp, &nr))
+				continue;
+			depth = unwinder_unwind(process_unwinder(p), &smp, s->ips, s->o->max_depth,
+						&outcome);
+			oc_hold(s, &smp, depth, outcome, true);
+			s->offcpu_initial++;
+		}
+	}
+	free(tids);
+	free(stack);
+}
+
+/* The run's off-CPU event, if any: the tracker and its start. */
+static int oc_start(struct session *s, char *err, size_t errlen)
+{
+	const struct offcpu_ops ops = { oc_emit, oc_drop, s };
+
+	s->offcpu_initial = -1;
+	for (size_t k = 0; k < s->nevents; k++) {
+		if (!s->events[k].offcpu)
+			continue;
+		if (s->o->unwind == UNWIND_ENGINE_PTRACE || s->o->system_wide) {
+			snprintf(err, errlen, "-e offcpu works with the snapshot and fp unwinders "
+				 "on processes (not with --unwind=ptrace or -a)");
+			return -EINVAL;
+		}
+		s->offcpu_k = (uint32_t)k;
+		s->oc = offcpu_new(&ops, now_ns(CLOCK_MONOTONIC));
+		if (!s->oc) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -333,7 +484,10 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 			}
 		}
 	}
-	add_stack(s, p, smp->tid, smp->event, s->ips, n, outcome, smp->period);
+	if (s->oc && smp->event == s->offcpu_k)
+		oc_hold(s, smp, n, outcome, false); /* weighed when the thread runs again */
+	else
+		add_stack(s, p, smp->tid, smp->event, s->ips, n, outcome, smp->period);
 }
 
 /* Whether pid runs with different real and effective ids (a setuid/setgid exec). */
@@ -404,6 +558,8 @@ static void on_comm(struct session *s, const struct perf_comm_rec *c)
 
 static void on_fork(struct session *s, const struct perf_task_rec *t)
 {
+	if (s->oc)
+		offcpu_thread_new(s->oc, t->pid, t->tid, t->time);
 	if (t->pid != t->ppid) {
 		/* A new process; it may already be known from a record drained first. */
 		if (s->follow && !process_table_get(s->procs, (pid_t)t->pid))
@@ -418,6 +574,12 @@ static void on_exit_rec(struct session *s, const struct perf_task_rec *t)
 {
 	struct process *p;
 
+	/* A block the thread was in ends with it (before its process goes). */
+	if (s->oc) {
+		offcpu_end_thread(s->oc, t->tid, t->time);
+		if (t->tid == t->pid)
+			offcpu_end_process(s->oc, t->pid, t->time);
+	}
 	/* Our own counters on the thread (a target's), if any, close now. */
 	sampler_thread_exited(s->sampler, (pid_t)t->tid);
 	aggregate_thread_exited(s->agg, t->tid);
@@ -455,6 +617,10 @@ static int on_record(void *arg, const struct perf_rec *r)
 		break;
 	case PREC_THROTTLE:
 		info->throttled++;
+		break;
+	case PREC_SWITCH:
+		if (s->oc && process_of(s, r->sw.pid))
+			offcpu_switch(s->oc, r->sw.pid, r->sw.tid, r->sw.time, r->sw.out, r->sw.preempt);
 		break;
 	default:
 		break;
@@ -608,6 +774,13 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 				*ev = fb;
 				continue;
 			}
+		}
+		if (is_denied(r) && ev->offcpu) {
+			char why[160];
+			snprintf(err, errlen, "offcpu: the kernel takes switch-out samples in kernel "
+				 "mode, which this user may not sample (%s)",
+				 proc_kernel_sampling_hint(why, sizeof(why)));
+			return r;
 		}
 		if (is_denied(r) && ev->kernel == 1) {
 			char why[160];
@@ -1058,9 +1231,12 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	    add_targets(s, err, errlen))
 		goto fail;
 	fill_sampler_config(s, &cfg);
-	if (start_ptrace_engine(s, err, errlen) ||
+	if (oc_start(s, err, errlen) ||
+	    start_ptrace_engine(s, err, errlen) ||
 	    open_sampler(s, &cfg, err, errlen))
 		goto fail;
+	if (s->oc && !s->launched)
+		oc_look_at_blocked(s);
 	describe_profile(s, &cfg);
 	if (setup_session_loop(s, err, errlen) ||
 	    release_command(s, &go_fd, &status_fd, err, errlen))
@@ -1172,7 +1348,10 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 		set_state(s, SESSION_FAILED, "epoll_wait failed");
 		return s->state;
 	}
+	t = now_ns(CLOCK_MONOTONIC);
 	sampler_drain(s->sampler, on_record, s);
+	if (s->oc)
+		offcpu_flush(s->oc, t - OFFCPU_MARGIN_NS);
 	/* Every record up to now is handled: exited processes can go. */
 	process_table_collect(s->procs, forget_maps, s->symcache);
 	if (s->pte)
@@ -1249,6 +1428,9 @@ void session_stop(struct session *s)
 	s->stopped = true;
 	/* Everything written before the counters close is still ours. */
 	sampler_drain(s->sampler, on_record, s);
+	/* Blocks still open count up to now, the end of the recording. */
+	if (s->oc)
+		offcpu_finish(s->oc, now_ns(CLOCK_MONOTONIC));
 	if (s->pte) {
 		/* Before the command is ended: a tracee would hold its SIGTERM for us. */
 		ptrace_engine_process(s->pte);
@@ -1410,6 +1592,12 @@ void session_get_status(const struct session *s, struct session_status *st)
 		process_table_unwind_stats(s->procs, &st->unwind);
 		process_table_stats(s->procs, &st->procs);
 	}
+	if (s->oc) {
+		st->offcpu = true;
+		offcpu_get_stats(s->oc, &st->offcpu_stats);
+		st->offcpu_lost = s->offcpu_lost;
+		st->offcpu_initial = s->offcpu_initial;
+	}
 	st->follow = s->follow;
 	st->unfollowed_samples = s->unfollowed_samples;
 	st->perfmap_note[0] = '\0';
@@ -1470,6 +1658,7 @@ void session_free(struct session *s)
 		end_child(s->pid, true);
 	take_terminal_back(s);
 	sampler_free(s->sampler);
+	offcpu_free(s->oc);
 	symbol_cache_free(s->symcache);
 	kallsyms_free(s->ks);
 	process_table_free(s->procs);

@@ -53,6 +53,14 @@ static const struct pmu_event builtin[] = {
 	EV("page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100, false, "count"),
 	EV("context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 10, false, "count"),
 	EV("cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 1, false, "count"),
+	/*
+	 * Off-CPU time: every switch-out is sampled (period 1), weighted by the
+	 * time until the next switch-in. The sample is taken in the kernel's
+	 * scheduler, so it needs kernel mode (kernel = 1) even for user stacks.
+	 */
+	{ .name = "offcpu", .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+	  .preset_period = 1, .unit = "nanoseconds", .user = -1, .kernel = 1, .hv = -1,
+	  .offcpu = true },
 };
 
 /* The generic cache events worth listing (and suggesting for typos). */
@@ -387,7 +395,7 @@ int events_parse(const char *spec, struct pmu_event *out, char *err, size_t errl
 		else
 			snprintf(err, errlen, "unknown event \"%s\" (known: cycles, instructions, "
 				 "cacheMisses, cacheReferences, branches, branchMisses, cpu-clock, "
-				 "task-clock, rHEX, perf cache events, libpfm4 names; see pmutop --list-events)",
+				 "task-clock, offcpu, rHEX, perf cache events, libpfm4 names; see pmutop --list-events)",
 				 spec);
 		return -EINVAL;
 	}
@@ -395,6 +403,12 @@ int events_parse(const char *spec, struct pmu_event *out, char *err, size_t errl
 		out->user = out->kernel = out->hv = -1; /* raw, cache, libpfm4: defaults */
 	if (!strcmp(base, spec) && colon)
 		return 0; /* libpfm4 consumed the whole spelling, its modifiers included */
+	if (strcmp(spec, base) && out->offcpu) {
+		snprintf(err, errlen, "event \"%s\": offcpu takes no modifiers (it samples every "
+			 "switch-out in the scheduler, user stacks included; --user-only drops the "
+			 "kernel frames)", spec);
+		return -EINVAL;
+	}
 	if (strcmp(spec, base)) {
 		if (parse_modifiers(spec, spec + strlen(base) + 1, out, err, errlen))
 			return -EINVAL;

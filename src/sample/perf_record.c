@@ -196,6 +196,22 @@ int perf_record_decode(const void *rec, size_t len, uint64_t sample_type,
 	case PERF_RECORD_UNTHROTTLE:
 		out->kind = h.type == PERF_RECORD_THROTTLE ? PREC_THROTTLE : PREC_UNTHROTTLE;
 		return take(&c, &out->throttle_time, 8);
+	case PERF_RECORD_SWITCH: {
+		/* No body: the sample_id trailer (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER) says who and when. */
+		struct perf_switch_rec *w = &out->sw;
+		out->kind = PREC_SWITCH;
+		w->out = !!(h.misc & PERF_RECORD_MISC_SWITCH_OUT);
+		w->preempt = w->out && (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		if (sample_type & PERF_SAMPLE_TID) {
+			if (take(&c, u32, 8))
+				return -EINVAL;
+			w->pid = u32[0];
+			w->tid = u32[1];
+		}
+		if ((sample_type & PERF_SAMPLE_TIME) && take(&c, &w->time, 8))
+			return -EINVAL;
+		return 0;
+	}
 	default:
 		out->kind = PREC_OTHER;
 		return 0;

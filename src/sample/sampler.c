@@ -359,6 +359,16 @@ static void build_attr(struct sampler *s, unsigned k)
 	if (a->type == PERF_TYPE_SOFTWARE && !a->freq && a->config != PERF_COUNT_SW_CPU_CLOCK &&
 	    a->config != PERF_COUNT_SW_TASK_CLOCK)
 		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	/*
+	 * offcpu: every switch-out is a sample (period 1, no frequency mode),
+	 * and the switch records say when the thread came back and whether it
+	 * was preempted (sample/offcpu.h).
+	 */
+	if (ev->offcpu) {
+		a->freq = 0;
+		a->sample_period = 1;
+		a->context_switch = 1;
+	}
 	a->disabled = 1;
 	a->enable_on_exec = s->cfg.enable_on_exec;
 }

@@ -355,3 +355,48 @@ const char *pt_state_name(char state)
 	default: return "unknown";
 	}
 }
+
+int pt_blocked_sample(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
+		      long *nr)
+{
+	char path[96], line[512];
+	unsigned long long v[8];
+	size_t got;
+	int fd, n, r;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, line, sizeof(line) - 1);
+	r = len < 0 ? -errno : 0;
+	close(fd);
+	if (r)
+		return r;
+	line[len > 0 ? len : 0] = 0;
+	if (!strncmp(line, "running", 7))
+		return -EAGAIN;
+	/* "NR ARG1..ARG6 SP PC" in a system call, "-1 SP PC" blocked outside one. */
+	if (sscanf(line, "%ld", nr) != 1)
+		return -EIO;
+	n = *nr < 0 ? sscanf(line, "%*d %llx %llx", &v[0], &v[1])
+		    : sscanf(line, "%*d %llx %llx %llx %llx %llx %llx %llx %llx", &v[0], &v[1],
+			     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	if (n != (*nr < 0 ? 2 : 8))
+		return -EIO;
+	memset(s, 0, sizeof(*s));
+	s->pid = (uint32_t)pid;
+	s->tid = (uint32_t)tid;
+	s->abi = PERF_SAMPLE_REGS_ABI_64;
+	s->regs[7] = v[n - 2]; /* SP, in PMUTOP_REGS_MASK's packed order */
+	s->regs[8] = v[n - 1]; /* IP */
+	s->ip = v[n - 1];
+	s->misc = PERF_RECORD_MISC_USER;
+	r = pt_read_stack(pid, v[n - 2], buf, cap, &got);
+	if (r)
+		return r;
+	s->stack = buf;
+	s->stack_size = got;
+	return 0;
+}

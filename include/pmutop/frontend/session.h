@@ -20,6 +20,7 @@
 
 #include "pmutop/frontend/process.h"
 #include "pmutop/sample/events.h"
+#include "pmutop/sample/offcpu.h"
 #include "pmutop/unwind/unwind.h"
 
 struct aggregate;
@@ -80,6 +81,11 @@ struct session_status {
 	bool follow;               /* child processes are followed */
 	struct process_stats procs; /* processes followed, exited, not followed */
 	uint64_t unfollowed_samples; /* samples of processes not followed */
+	/* -e offcpu: how switch-outs were paired (blocks, lost switches, ...). */
+	bool offcpu;
+	struct offcpu_stats offcpu_stats;
+	uint64_t offcpu_lost;      /* blocks of processes gone before they ended */
+	long offcpu_initial;       /* threads found blocked at the start (-1: launched, not looked) */
 };
 
 struct session;

@@ -26,6 +26,13 @@ struct pmu_event {
 	int8_t user, kernel, hv; /* :u :k :h modifiers: 1 = count, 0 = exclude, -1 = default */
 	bool host_only;         /* :H: exclude guest mode */
 	bool exclude_idle;      /* :I */
+	/*
+	 * -e offcpu: a context-switch counter sampled at every switch-out
+	 * (kernel mode: the kernel drops it under exclude_kernel), with
+	 * PERF_RECORD_SWITCH records; its samples weigh the time until the
+	 * thread runs again (sample/offcpu.h), in nanoseconds.
+	 */
+	bool offcpu;
 };
 
 /* At most this many events in one run (-e a,b,c or repeated -e). */

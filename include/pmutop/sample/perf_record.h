@@ -33,6 +33,7 @@ enum perf_rec_kind {
 	PREC_THROTTLE,
 	PREC_UNTHROTTLE,
 	PREC_LOST_SAMPLES,
+	PREC_SWITCH,    /* PERF_RECORD_SWITCH (attr.context_switch, for -e offcpu) */
 };
 
 struct perf_sample {
@@ -73,6 +74,13 @@ struct perf_task_rec { /* FORK and EXIT */
 	uint64_t time;
 };
 
+struct perf_switch_rec {
+	uint32_t pid, tid;      /* from the sample_id trailer (0 when not asked for) */
+	uint64_t time;
+	int out;                /* PERF_RECORD_MISC_SWITCH_OUT: leaving the CPU (else coming back) */
+	int preempt;            /* ..._SWITCH_OUT_PREEMPT: taken off while runnable */
+};
+
 struct perf_rec {
 	enum perf_rec_kind kind;
 	union {
@@ -80,6 +88,7 @@ struct perf_rec {
 		struct perf_mmap_rec mmap;
 		struct perf_comm_rec comm;
 		struct perf_task_rec task;
+		struct perf_switch_rec sw;
 		uint64_t lost;      /* PREC_LOST, PREC_LOST_SAMPLES */
 		uint64_t throttle_time;
 	};
@@ -88,7 +97,7 @@ struct perf_rec {
 /*
  * Decode one record of len bytes (len includes the header). sample_type and
  * regs_mask are those of the attr that produced it; sample_id_all trailers
- * are ignored. Returns 0, or -EINVAL for a record that is malformed or
+ * are ignored except on PERF_RECORD_SWITCH, whose tid and time are in it. Returns 0, or -EINVAL for a record that is malformed or
  * inconsistent with sample_type (pointers in out point into rec).
  */
 int perf_record_decode(const void *rec, size_t len, uint64_t sample_type,

@@ -93,6 +93,19 @@ void pt_regs_to_sample(const struct user_regs_struct *regs, struct perf_sample *
  */
 int pt_read_stack(pid_t pid, uint64_t addr, void *buf, size_t cap, size_t *got);
 
+/*
+ * A thread blocked in the kernel, looked at without stopping it:
+ * /proc/PID/task/TID/syscall gives the user stack pointer and program
+ * counter it left user mode at (and the system call number, *nr; -1 when
+ * it sleeps outside one, e.g. in a page fault), and up to cap bytes of its
+ * stack are read into buf. Fills s like a stack-copy sample with only SP
+ * and IP set (enough for CFI unwinding; a frame-pointer walk has no BP).
+ * Returns 0, -EAGAIN when the thread is running, or -errno (-EACCES: not
+ * ours to read).
+ */
+int pt_blocked_sample(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
+		      long *nr);
+
 /* TracerPid of /proc/PID/status: >0 traced by it, 0 not traced, -errno. */
 int pt_tracer_pid(pid_t pid);
 
