@@ -325,8 +325,10 @@ static void oc_hold(struct session *s, const struct perf_sample *smp, unsigned n
 /*
  * Threads already blocked when recording starts would show up only when
  * they wake, or never (a thread parked for the whole run): look at each
- * sleeping thread once, without stopping it (pt_blocked_sample), and hold
- * that stack as a block from the start.
+ * sleeping thread once as --stacks does (stopped for its own look, its
+ * system call restarted after), and hold that stack as a block from the
+ * start. The look itself wakes the thread, so that block ends there and
+ * the kernel's own switch-out samples take over.
  */
 static void oc_look_at_blocked(struct session *s)
 {
@@ -347,7 +349,13 @@ static void oc_look_at_blocked(struct session *s)
 			unsigned depth;
 			long nr;
 
-			if ((state != 'S' && state != 'D') ||
+			if (state != 'S' && state != 'D')
+				continue;
+			/*
+			 * All registers through ptrace (frame-pointer code needs
+			 * BP); where ptrace is refused, SP and IP from /proc.
+			 */
+			if (pt_snapshot(s->pids[i], tids[j], stack, s->stack_size, &smp, 200) &&
 			    pt_blocked_sample(s->pids[i], tids[j], stack, s->stack_size, &smp, &nr))
 				continue;
 			depth = unwinder_unwind(process_unwinder(p), &smp, s->ips, s->o->max_depth,

@@ -400,3 +400,38 @@ int pt_blocked_sample(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_s
 	s->stack_size = got;
 	return 0;
 }
+
+int pt_snapshot(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
+		int timeout_ms)
+{
+	struct user_regs_struct regs;
+	struct pt_stop st;
+	size_t got = 0;
+	int status, r;
+
+	r = pt_seize(tid);
+	if (r)
+		return r;
+	r = pt_interrupt(tid);
+	if (!r)
+		r = pt_wait(tid, timeout_ms, NULL, &status);
+	if (r) {
+		pt_stop_and_detach(tid, timeout_ms);
+		return r;
+	}
+	pt_classify(status, &st);
+	if (st.ev == PT_GONE)
+		return -ESRCH;
+	memset(s, 0, sizeof(*s));
+	r = pt_get_regs(tid, &regs);
+	if (!r) {
+		pt_regs_to_sample(&regs, s);
+		s->pid = (uint32_t)pid;
+		s->tid = (uint32_t)tid;
+		r = pt_read_stack(pid, regs.rsp, buf, cap, &got);
+		s->stack = buf;
+		s->stack_size = got;
+	}
+	pt_detach(tid, &st);
+	return r;
+}

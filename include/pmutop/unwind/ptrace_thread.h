@@ -106,6 +106,17 @@ int pt_read_stack(pid_t pid, uint64_t addr, void *buf, size_t cap, size_t *got);
 int pt_blocked_sample(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
 		      long *nr);
 
+/*
+ * One look at a thread the --stacks way: seize, interrupt, wait up to
+ * timeout_ms for the stop, read all registers and up to cap bytes of stack
+ * into buf, detach (a signal met is passed on; a blocking system call is
+ * restarted by the kernel as after any ptrace stop). Fills s like a
+ * stack-copy sample. Returns 0 or -errno (-EPERM: not traceable here, e.g.
+ * Yama's ptrace_scope or another tracer; the thread is then untouched).
+ */
+int pt_snapshot(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
+		int timeout_ms);
+
 /* TracerPid of /proc/PID/status: >0 traced by it, 0 not traced, -errno. */
 int pt_tracer_pid(pid_t pid);
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# t_offcpu.sh - -e offcpu: where threads wait, weighted by how long.
+#
+# The offcpu workload's threads block for known times per round (its header
+# says which): pipe_waiter 1/3 in nap_30ms and 2/3 in wait_pipe_60ms,
+# lock_waiter 2/3 in wait_lock_40ms and 1/3 in nap_20ms, and "parked"
+# blocked from before pmutop attaches to the end.
+#  1. Attach with -e task-clock,offcpu: one profile with both sample types;
+#     each waiter's off-CPU shares within 3 points of the truth (read with
+#     go tool pprof -tagfocus=thread=NAME); the parked thread accounted for
+#     at least 90% of the recording; the main thread's on + off CPU time
+#     (its wall time) within 10% of the recording; no lost switches.
+#  2. Launch mode, the target exits while its threads are blocked: pmutop
+#     ends by itself, exit status 0, a profile whose blocks end at the exit
+#     (the parked thread's time is the target's run, not pmutop's).
+#  3. As nobody: pmutop either profiles its own process or refuses with an
+#     error naming kernel.perf_event_paranoid, never a crash or hang.
+source "$(dirname "$0")/lib.sh"
+e2e_init
+need_wl offcpu
+
+DUR=$(quick_or 4 3)
+TOL=3
+
+# cum_ms FILE INDEX THREAD FUNC: cumulative ms of FUNC on THREAD's samples.
+cum_ms() {
+	pprof -top -unit=ms -nodecount=200 -sample_index="$2" -tagfocus="thread=$3" "$1" 2>/dev/null |
+		awk -v f="$4" '$6 == f { v = $4; sub("ms", "", v); print v + 0; found = 1 }
+			END { if (!found) print 0 }'
+}
+# total_ms FILE INDEX [THREAD]: the sample total of a profile (of one thread).
+total_ms() {
+	pprof -top -unit=ms -nodefraction=0 -nodecount=100000 -sample_index="$2" \
+		${3:+-tagfocus=thread=$3} "$1" 2>/dev/null |
+		awk '/^Showing nodes accounting for/ { v = $5; sub("ms,?", "", v); print v + 0; exit }'
+}
+share_check() { # NAME MEASURED_MS TOTAL_MS EXPECTED_PCT
+	awk -v n="$1" -v m="$2" -v t="$3" -v e="$4" -v tol="$TOL" 'BEGIN {
+		if (t <= 0) { printf "  %s: no off-CPU time\n", n; exit 1 }
+		got = 100 * m / t; d = got - e; if (d < 0) d = -d
+		printf "  %-28s expected %5.1f%% measured %5.1f%% (%.0f of %.0f ms)%s\n", n, e, got,
+			m, t, (d > tol ? "  <-- over " tol " pp" : "")
+		exit d > tol }'
+}
+
+# 1. Attach.
+start_bg "$W/offcpu" $((DUR + 20))
+WPID=$BG_PID
+wait_started "$WPID"
+sleep 0.3
+run_pmutop att -p "$WPID" -e task-clock,offcpu --duration "$DUR" --dump att.pb.gz
+show att.err
+(( RC == 0 )) || fail "pmutop -e task-clock,offcpu exited with status $RC"
+pprof -raw att.pb.gz 2>/dev/null | grep -q "^ *task-clock/nanoseconds\s*offcpu/nanoseconds" ||
+	pprof -raw att.pb.gz 2>/dev/null | grep -qE "task-clock/nanoseconds.*offcpu/nanoseconds" ||
+	fail "the profile does not have both sample types task-clock and offcpu (nanoseconds)"
+grep -q "offcpu: [0-9]* blocks" att.err || fail "no offcpu line in the summary"
+grep -q "lost switches: [0-9]* switch-outs without a switch-in" att.err ||
+	fail "the summary does not report lost switches"
+
+errs=0
+pw=$(total_ms att.pb.gz offcpu pipe_waiter)
+share_check "pipe_waiter nap_30ms" "$(cum_ms att.pb.gz offcpu pipe_waiter nap_30ms)" "$pw" 33.33 || errs=$((errs + 1))
+share_check "pipe_waiter wait_pipe_60ms" "$(cum_ms att.pb.gz offcpu pipe_waiter wait_pipe_60ms)" "$pw" 66.67 || errs=$((errs + 1))
+lw=$(total_ms att.pb.gz offcpu lock_waiter)
+share_check "lock_waiter wait_lock_40ms" "$(cum_ms att.pb.gz offcpu lock_waiter wait_lock_40ms)" "$lw" 66.67 || errs=$((errs + 1))
+share_check "lock_waiter nap_20ms" "$(cum_ms att.pb.gz offcpu lock_waiter nap_20ms)" "$lw" 33.33 || errs=$((errs + 1))
+(( errs == 0 )) || fail "$errs off-CPU share(s) off by more than $TOL pp"
+
+durms=$(awk -v d="$DUR" 'BEGIN { print d * 1000 }')
+parked=$(cum_ms att.pb.gz offcpu parked parked_forever)
+info "parked thread: ${parked} ms in parked_forever of a ${durms} ms recording"
+awk -v p="$parked" -v d="$durms" 'BEGIN { exit !(p >= 0.9 * d && p <= 1.05 * d) }' ||
+	fail "the thread parked for the whole run is not accounted ($parked ms of $durms)"
+on=$(total_ms att.pb.gz task-clock offcpu)
+off=$(total_ms att.pb.gz offcpu offcpu)
+info "main thread: on-CPU ${on} ms + off-CPU ${off} ms (recording ${durms} ms)"
+awk -v a="$on" -v b="$off" -v d="$durms" 'BEGIN { w = a + b; exit !(a > 0 && w >= 0.9 * d && w <= 1.1 * d) }' ||
+	fail "main thread's on + off CPU time is not its wall time"
+
+# 2. The target exits while its threads are blocked.
+START=$(now)
+PM_TIMEOUT=30 run_pmutop ex -e offcpu --duration 20 --dump ex.pb.gz -- "$W/offcpu" 1.5
+ELAPSED=$(elapsed "$START")
+show ex.err
+(( RC == 0 )) || fail "launch mode: pmutop exited with status $RC when the target exited mid-block"
+awk -v e="$ELAPSED" 'BEGIN { exit !(e < 10) }' || fail "launch mode took ${ELAPSED} s for a 1.5 s target"
+grep -q "stopped: target exited" ex.err || fail "launch mode: not stopped by the target's exit"
+exparked=$(cum_ms ex.pb.gz offcpu parked parked_forever)
+info "parked thread of a 1.5 s target: ${exparked} ms"
+awk -v p="$exparked" 'BEGIN { exit !(p >= 1300 && p <= 2500) }' ||
+	fail "launch mode: the parked thread's block does not end at the target's exit ($exparked ms)"
+
+# 3. As nobody.
+if command -v setpriv >/dev/null 2>&1 && (( EUID == 0 )); then
+	chmod 755 "$T"
+	cp "$PMUTOP" "$T/pmutop" && cp "$W/offcpu" "$T/offcpu" || fail "cannot copy the binaries"
+	mkdir -m 1777 "$T/nb" || fail "mkdir"
+	(cd "$T" && timeout -k 5 30 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		./pmutop -e offcpu --duration 1 --dump nb/nb.pb.gz -- ./offcpu 1 >nb.out 2>nb.err)
+	RC=$?
+	show nb.err
+	if (( RC == 0 )); then
+		pprof -raw nb/nb.pb.gz 2>/dev/null | grep -q "offcpu/nanoseconds" ||
+			fail "as nobody: exit 0 but no offcpu profile"
+		info "as nobody: profiled (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid))"
+	else
+		(( RC < 128 )) || fail "as nobody: pmutop died with status $RC"
+		grep -q "kernel.perf_event_paranoid" nb.err || fail "as nobody: the error does not name kernel.perf_event_paranoid"
+		info "as nobody: refused, naming the knob"
+	fi
+fi
+pass "off-CPU shares within $TOL pp, both sample types, parked thread and exit mid-block accounted"
