@@ -27,10 +27,10 @@ static const struct { const char *opt, *answer; } foreign_opts[] = {
 		"--kernel or -e EVENT:k" },
 	{ "-U", "perf top's -U hides user functions; to see only kernel functions sample "
 		"-e EVENT:k" },
-	{ "--idle", "not yet: py-spy's --idle keeps samples of idle threads; pmutop samples "
-		    "on-CPU events only for now (pmutop dump -p PID shows where idle threads wait)" },
-	{ "-i", "not yet: py-spy's -i (--idle) keeps samples of idle threads; pmutop samples "
-		"on-CPU events only for now (pmutop dump -p PID shows where idle threads wait)" },
+	{ "--idle", "py-spy's --idle keeps samples of idle threads; pmutop samples where threads "
+		    "wait with -e offcpu (off-CPU time), -e task-clock,offcpu for both (README 'Off-CPU time')" },
+	{ "-i", "py-spy's -i (--idle) keeps samples of idle threads; pmutop samples where threads "
+		"wait with -e offcpu (off-CPU time), -e task-clock,offcpu for both (README 'Off-CPU time')" },
 	{ "-s", "py-spy's -s is --subprocesses here (with -p: also the descendants that already "
 		"run; children started later are followed by default)" },
 	{ "--gil", "py-spy's --gil is Python-only; pmutop samples native code on a counter" },

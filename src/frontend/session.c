@@ -265,6 +265,22 @@ static void add_stack_top(struct session *s, struct process *p, uint32_t tid, ui
 			kallsyms_symbolize(s->ks, ips, nk, frames);
 		symbolize_stack_cached(s->symcache, process_maps(p), ips + nk, n - nk, frames + nk);
 	}
+	/*
+	 * Off-CPU stacks all end in the scheduler (schedule, __schedule,
+	 * schedule_hrtimeout_range, preempt_schedule_irq, ...): leave those
+	 * frames out, so the leaf is what blocked (do_nanosleep, futex_wait,
+	 * anon_pipe_read, ...).
+	 */
+	if (s->oc && event == s->offcpu_k) {
+		unsigned k = 0;
+
+		while (k < nk && k + 1 < n && frames[k].func && strstr(frames[k].func, "schedule"))
+			k++;
+		if (k) {
+			memmove(frames, frames + k, (n - k) * sizeof(*frames));
+			n -= k;
+		}
+	}
 	if (top) {
 		memset(s->frames, 0, sizeof(*s->frames));
 		s->frames[0].func = top;

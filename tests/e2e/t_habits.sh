@@ -109,7 +109,7 @@ row period_absurd     0 '--period 1 is shorter.*using [0-9]+' -p "$PID" --period
 row perf_a_and_p      2 '-a profiles every process already: drop -p' -a -p "$PID"
 row perf_K            2 '-e EVENT:k' -K -p "$PID"
 row perf_U            2 '-e EVENT:k' -U -p "$PID"
-row pyspy_idle        2 'not yet' --idle -p "$PID"
+row pyspy_idle        2 'e offcpu' --idle -p "$PID"
 row pyspy_subproc     0 'wrote sub\.pb\.gz' record --subprocesses -p "$PID" -o sub.pb.gz -d "$DUR" "${EV[@]}"
 row pyspy_s           2 '--subprocesses' -s -p "$PID"
 row pyspy_f           2 '--format pprof\|folded' -f speedscope -p "$PID"

@@ -150,7 +150,7 @@ static void foreign_options_point_to_ours(void **state)
 	expect_error(&o, "--subprocesses", "-s", "-p", "1");
 	expect_error(&o, "-e EVENT:k", "-K", "-p", "1");
 	expect_error(&o, "-e EVENT:k", "-U", "-p", "1");
-	expect_error(&o, "not yet", "--idle", "-p", "1");
+	expect_error(&o, "-e offcpu", "--idle", "-p", "1");
 	expect_error(&o, "--format", "-f", "speedscope", "-p", "1");
 	expect_error(&o, "did you mean --duration?", "-p", "1", "--durtion", "5");
 	expect_error(&o, "did you mean --duration?", "-p", "1", "--durations=5");
