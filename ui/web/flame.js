@@ -74,7 +74,35 @@
       if (ALIASES[kind].indexOf(normEvent(D.events[k].name)) >= 0) return k;
     return -1;
   }
-  function isOffCpu(ev) { return /off.?cpu|sched.?switch|blocked|wait/i.test(ev.name); }
+  function isOffCpu(ev) { return !ev.wall && /off.?cpu|sched.?switch|blocked|wait/i.test(ev.name); }
+
+  // With an off-CPU event and an on-CPU time event (both in nanoseconds), a
+  // third, derived width: wall time = on-CPU + off-CPU, per frame. Added to
+  // the data's events (marked .wall = [on, off]) so every view treats it as
+  // one more event; the header lists only the recorded ones.
+  function addWall(data) {
+    var ev = data.events, on = -1, off = -1, k;
+    for (k = 0; k < ev.length; k++) {
+      if (ev[k].wall) return -1;
+      if (ev[k].unit !== 'nanoseconds') continue;
+      if (isOffCpu(ev[k])) { if (off < 0) off = k; } else if (on < 0) on = k;
+    }
+    if (on < 0 || off < 0) return -1;
+    var nd = data.nodes, n = nd.frame.length, v = new Array(n), c = new Array(n);
+    for (var i = 0; i < n; i++) {
+      v[i] = nd.value[on][i] + nd.value[off][i];
+      c[i] = nd.samples[on][i] + nd.samples[off][i];
+    }
+    nd.value.push(v);
+    nd.samples.push(c);
+    ev.push({ name: 'wall (' + ev[on].name + ' + ' + ev[off].name + ')', unit: 'nanoseconds',
+              wall: [on, off] });
+    return ev.length - 1;
+  }
+  function wallEvent() {
+    for (var k = 0; k < D.events.length; k++) if (D.events[k].wall) return k;
+    return -1;
+  }
 
   function fmtCount(v) { return Math.round(v).toLocaleString('en-US'); }
   function fmtValue(v, ev) {
@@ -284,7 +312,7 @@
     document.title = 'pmutop: ' + (D.title || 'flame graph');
     facts.textContent = '';
     function fact(k, v) { var d = el('div'); d.appendChild(el('dt', k)); d.appendChild(el('dd', v)); facts.appendChild(d); }
-    fact('Events', ev.map(function (e) {
+    fact('Events', ev.filter(function (e) { return !e.wall; }).map(function (e) {
       return e.name + (e.period ? ' (period ' + fmtCount(e.period) + ')' : '') +
         (e.scale > 1.0001 ? ' x' + e.scale.toFixed(2) + ' multiplexed' : '');
     }).join(', '));
@@ -335,7 +363,8 @@
       lg.appendChild(el('span', fmt(S.lo)));
       lg.appendChild(c);
       lg.appendChild(el('span', fmt(S.hi)));
-      lg.appendChild(el('span', '(grey: no ' + D.events[S.den].name + ')', 'sub'));
+      lg.appendChild(el('span', S.color === 'oncpu' ? '(blue: waiting off-CPU, red: running)' :
+        '(grey: no ' + D.events[S.den].name + ')', 'sub'));
       return;
     }
     var kinds = [0, 1, 2, 4, 3], seen = {};
@@ -442,6 +471,7 @@
     $('width-label').hidden = D.events.length < 2;
     option(cm, 'kind', isOffCpu(D.events[0]) ? 'off-CPU / kind' : 'user / kernel / JIT');
     if (D.diff) option(cm, 'diff', 'differential (vs base)');
+    if (wallEvent() >= 0) option(cm, 'oncpu', 'on-CPU % of wall (red: running, blue: waiting)');
     PRESETS.forEach(function (p) {
       var n = findEvent(p.num), d = findEvent(p.den);
       if (n >= 0 && d >= 0) option(cm, p.id, p.label);
@@ -452,6 +482,7 @@
     if (!ok) {
       // First look: the differential colours, else the first ratio the events allow.
       S.color = D.diff ? 'diff' : cm.options.length > 1 && cm.options[1].value !== 'custom' ? cm.options[1].value : 'kind';
+      if (D.events[S.widthEv].wall && !D.diff) S.color = 'oncpu';
     }
     cm.value = S.color;
     if (S.color === 'custom') { rn.value = String(S.num); rd.value = String(S.den); }
@@ -462,9 +493,14 @@
     var cm = $('color-mode').value;
     S.color = cm;
     $('custom-ratio').hidden = cm !== 'custom';
+    S.fixed = false;
     if (cm === 'custom') {
       S.num = +$('ratio-num').value; S.den = +$('ratio-den').value; S.scale = 1; S.unit = '';
       S.label = D.events[S.num].name + ' / ' + D.events[S.den].name;
+    } else if (cm === 'oncpu') {
+      var w = wallEvent();
+      S.num = D.events[w].wall[0]; S.den = w; S.scale = 100; S.unit = '%'; S.fixed = true;
+      S.label = 'on-CPU share of wall time';
     } else {
       PRESETS.forEach(function (p) {
         if (p.id !== cm) return;
@@ -472,6 +508,7 @@
       });
     }
     if (cm !== 'kind' && cm !== 'diff') ratioRange();
+    if (S.fixed) { S.lo = 0; S.hi = 100; }
     if (T.base) diffRange();
     legend();
     draw();
@@ -502,6 +539,8 @@
   function install(data) {
     var path = T ? zoomPath() : [], t0 = performance.now();
     D = data;
+    var wall = addWall(D);
+    if (!T && wall >= 0) S.widthEv = wall;  // first look: wall time, coloured hot/cold
     T = build(D);
     phases.build = performance.now() - t0;
     if (S.widthEv >= D.events.length) S.widthEv = 0;
