@@ -396,8 +396,14 @@ static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
 			*outcome = UNWIND_ROOT;
 			break;
 		}
-		/* Stacks grow down: a caller's frame is never below its callee's. */
-		if (sp < prev_sp || (sp == prev_sp && ip == ips[n - 1])) {
+		/*
+		 * Stacks grow down: a caller's frame is never below its callee's.
+		 * And a return address is in mapped code: libunwind's guesses
+		 * past a frame without CFI (a new thread's first instant, garbage
+		 * on the stack) once gave 100 copies of one unmapped address.
+		 */
+		if (sp < prev_sp || (sp == prev_sp && ip == ips[n - 1]) ||
+		    !maps_find(u->maps, ip)) {
 			*outcome = UNWIND_BAD_FRAME;
 			break;
 		}
