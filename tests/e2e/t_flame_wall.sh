@@ -42,4 +42,11 @@ awk -v x="$parked" 'BEGIN { d = x - 100 / 6; exit !(d <= 4 && d >= -4) }' ||
 # On-CPU work is part of wall time too: burn() shows, and far less than a blocked thread.
 awk -v b="$burn" -v x="$parked" 'BEGIN { exit !(b > 0 && b < x) }' ||
 	fail "burn() is $burn% of wall time (want > 0 and below parked_forever's $parked%)"
-pass "wall-time flame graph: on+off widths, hot/cold colours, pipe/nap 2:1, parked 1/6 of wall"
+# Off-CPU time alone: its own colour family (blues), said in the legend.
+run_pmutop off -e offcpu --duration 2 --dump off.html -- "$W/offcpu" 6
+(( RC == 0 )) || { show off.err; fail "pmutop -e offcpu --dump off.html exited with status $RC"; }
+browser off "file://$T/off.html"
+legend=$(json_get off.json o.legend)
+info "offcpu alone: width $(json_get off.json o.state.widthEvent), legend: $legend"
+[[ $legend == *"off-CPU user"* ]] || fail "an off-CPU page does not use the off-CPU colours: $legend"
+pass "wall-time flame graph: on+off widths, hot/cold colours, pipe/nap 2:1, parked 1/6 of wall; off-CPU alone in blues"
