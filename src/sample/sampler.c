@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "pmutop/sample/perf_record.h"
+#include "pmutop/sample/ring.h"
 #include "pmutop/target/proc.h"
 
 enum tid_state {
@@ -819,21 +820,18 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 		uint64_t head = __atomic_load_n(&b->meta->data_head, __ATOMIC_ACQUIRE);
 		uint64_t tail = b->meta->data_tail;
 		int stop = 0;
+		struct ring ring = { .data = b->data, .size = b->size, .scratch = s->scratch,
+				     .scratch_size = s->scratch_size };
 
-		while (tail < head && !stop) {
-			struct perf_event_header h;
-			uint64_t off = tail & (b->size - 1);
+		while (!stop) {
 			const uint8_t *rec;
+			size_t len;
 			struct perf_rec r;
+			enum ring_step step = ring_next(&ring, head, tail, &rec, &len);
 
-			if (b->size - off >= sizeof(h)) {
-				memcpy(&h, b->data + off, sizeof(h));
-			} else {
-				size_t first = b->size - off;
-				memcpy(&h, b->data + off, first);
-				memcpy((uint8_t *)&h + first, b->data, sizeof(h) - first);
-			}
-			if (h.size < sizeof(h) || h.size > head - tail) {
+			if (step == RING_EMPTY)
+				break;
+			if (step == RING_CORRUPT) {
 				/*
 				 * A corrupt header: nothing after it can be framed.
 				 * Give the whole unread part back (else this loop
@@ -844,18 +842,10 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 				__atomic_store_n(&b->meta->data_tail, tail, __ATOMIC_RELEASE);
 				break;
 			}
-			if (off + h.size <= b->size) {
-				rec = b->data + off;
-			} else {
-				size_t first = b->size - off;
-				memcpy(s->scratch, b->data + off, first);
-				memcpy(s->scratch + first, b->data, h.size - first);
-				rec = s->scratch;
-			}
 			uint32_t event;
-			const struct perf_event_attr *ra = record_attr(s, rec, h.size, &event);
+			const struct perf_event_attr *ra = record_attr(s, rec, len, &event);
 
-			if (perf_record_decode(rec, h.size, ra->sample_type, ra->sample_regs_user,
+			if (perf_record_decode(rec, len, ra->sample_type, ra->sample_regs_user,
 					       &r) == 0) {
 				if (r.kind == PREC_SAMPLE)
 					r.sample.event = event;
@@ -868,7 +858,7 @@ long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
 			} else {
 				s->stats.undecodable++; /* counted, not silently dropped */
 			}
-			tail += h.size;
+			tail += len;
 			count++;
 			/* Give the space back as we go so the kernel can keep writing. */
 			__atomic_store_n(&b->meta->data_tail, tail, __ATOMIC_RELEASE);
