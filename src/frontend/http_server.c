@@ -434,6 +434,8 @@ static enum MHD_Result index_page(struct server *sv, struct MHD_Connection *c, s
 		"<code>rUUEE</code>. Default cycles, or task-clock when this machine has no "
 		"hardware PMU (an explicit hardware event there gets 501).</li>\n"
 		"<li><code>period</code>: events per sample (default: the event's preset)</li>\n"
+		"<li><code>pid</code> (profile only): the samples of one process of the tree, the "
+		"target or one of its descendants</li>\n"
 		"</ul>\n"
 		"<p>One request per event at a time; others get 429 with Retry-After.</p>\n"
 		"<p>Example: <code>go tool pprof http://HOST:PORT/debug/pprof/profile?seconds=5&amp;"
@@ -575,6 +577,56 @@ static int encode_flame(struct server *sv, struct MHD_Connection *c, const struc
 	return flamegraph_encode(session_aggregate(s), &fo, out == OUT_PAGE, buf, len, err, errlen);
 }
 
+/* Processes of the served tree looked through for ?pid= (pid_max's default). */
+#define TREE_MAX 32768
+
+/*
+ * ?pid=N: one process of the served tree (the target or a descendant now),
+ * never any other process pmutop's user could sample. *pid is 0 without
+ * the parameter. Returns 0, or -EINVAL with the reason in err (a 400).
+ */
+static int parse_pid(const struct server *sv, const char *v, pid_t *pid, char *err,
+		     size_t errlen)
+{
+	pid_t *desc = NULL;
+	size_t n = 0, i;
+	unsigned long x;
+	char *end;
+	bool ok = false;
+
+	*pid = 0;
+	if (!v)
+		return 0;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (!*v || *v == '-' || errno || *end || !x || x > INT32_MAX) {
+		snprintf(err, errlen, "invalid pid \"%s\" (expected a process id)", v);
+		return -EINVAL;
+	}
+	*pid = (pid_t)x;
+	if (*pid == sv->pid)
+		return 0;
+	if (sv->o->no_children) {
+		snprintf(err, errlen, "pid %d: this server follows only pid %d (--no-children)",
+			 (int)*pid, (int)sv->pid);
+		return -EINVAL;
+	}
+	desc = malloc(TREE_MAX * sizeof(*desc));
+	if (desc) {
+		int r = proc_descendants(&sv->pid, 1, desc, TREE_MAX, &n);
+
+		for (i = 0; (!r || r == -ENOSPC) && i < n && !ok; i++)
+			ok = desc[i] == *pid;
+	}
+	free(desc);
+	if (!ok) {
+		snprintf(err, errlen, "pid %d is not pid %d or one of its descendants (this server "
+			 "profiles pid %d's process tree)", (int)*pid, (int)sv->pid, (int)sv->pid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, struct reqlog *rl,
 			       enum output out)
 {
@@ -590,14 +642,21 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	char err[768];
 	enum MHD_Result ret;
 	bool gone = false;
+	pid_t only;                   /* ?pid=: one process's samples (0: all) */
 	int slot, r;
 
 	if (http_parse_profile_query(
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"),
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "event"),
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period"),
-		    sv->o->http_max_seconds, &rq, err, sizeof(err)))
+		    sv->o->http_max_seconds, &rq, err, sizeof(err)) ||
+	    parse_pid(sv, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid"), &only,
+		      err, sizeof(err)))
 		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST, err, 0);
+	if (only && out != OUT_PPROF)
+		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST,
+				    "pid= applies to /debug/pprof/profile (pprof's -tagfocus=pid=N "
+				    "selects a process in a flame graph's profile)", 0);
 	/*
 	 * The ptrace engine stops the target for every sample: a tiny period
 	 * would keep it stopped. At least 1 ms of time (nanosecond events) or
@@ -710,7 +769,8 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 		ret = respond(c, rl, MHD_HTTP_OK, out == OUT_PAGE ? "text/html; charset=utf-8"
 								  : "application/json", page, len,
 			      true, 0, false);
-	} else if ((r = pprof_encode(session_aggregate(s), &buf, &len)) != 0) {
+	} else if ((r = pprof_encode_process(session_aggregate(s), (uint32_t)only, &buf,
+					     &len)) != 0) {
 		snprintf(err, sizeof(err), "cannot encode the profile: %s", strerror(-r));
 		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, err, 0);
 	} else {

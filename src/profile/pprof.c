@@ -54,6 +54,7 @@ struct build {
 	Perftools__Profiles__ValueType *typep[1 + PMUTOP_MAX_EVENTS];
 	size_t ntypes;          /* 1 + events written */
 	int only;               /* write only this event (--dump-split), or -1 */
+	uint32_t pid;           /* write only this process's samples (HTTP ?pid=), or 0 */
 
 	Perftools__Profiles__Mapping *maps, **mapp;
 	Perftools__Profiles__Function *funcs, **funcp;
@@ -312,6 +313,19 @@ static int build_parts(struct build *b, const struct aggregate *a)
 	rc = aggregate_leaf_parts(a, &b->parts, &b->nparts);
 	if (rc)
 		return rc;
+	if (b->pid) {
+		/* One process: keep its stacks' parts (all of a stack's or none, in order). */
+		const struct agg_stack *st = aggregate_stacks(a, &i);
+
+		for (i = 0; i < b->nparts; i++) {
+			const struct agg_thread *t = aggregate_thread(a, st[b->parts[i].stack].tid);
+
+			if (t && t->pid == b->pid)
+				b->parts[n++] = b->parts[i];
+		}
+		b->nparts = n;
+		n = 0;
+	}
 	b->variants = xcalloc(b->nparts, sizeof(*b->variants));
 	if (!b->variants)
 		return -ENOMEM;
@@ -637,7 +651,9 @@ int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen)
 	return pprof_encode_event(a, -1, out, outlen);
 }
 
-int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out, size_t *outlen)
+/* The profile of event (-1: all) and process pid (0: all). */
+static int encode(const struct aggregate *a, int event, uint32_t pid, unsigned char **out,
+		  size_t *outlen)
 {
 	struct build *b;
 	uint8_t *packed = NULL;
@@ -650,6 +666,7 @@ int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out
 		return -ENOMEM;
 	perftools__profiles__profile__init(&b->prof);
 	b->only = event;
+	b->pid = pid;
 	str(b, "", &failed); /* string_table[0] must be "" */
 	build_header(b, a, aggregate_info_const(a), &failed);
 	rc = build_parts(b, a);
@@ -678,6 +695,17 @@ out:
 	build_free(b);
 	free(b);
 	return rc;
+}
+
+int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out, size_t *outlen)
+{
+	return encode(a, event, 0, out, outlen);
+}
+
+int pprof_encode_process(const struct aggregate *a, uint32_t pid, unsigned char **out,
+			 size_t *outlen)
+{
+	return encode(a, -1, pid, out, outlen);
 }
 
 /* ---- files --------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #define PMUTOP_PPROF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct aggregate;
 
@@ -37,5 +38,13 @@ int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen)
 int pprof_write_event(const struct aggregate *a, int event, const char *path, char *err,
 		      size_t errlen);
 int pprof_encode_event(const struct aggregate *a, int event, unsigned char **out, size_t *outlen);
+/*
+ * pprof_encode with only the samples of process pid (their threads'
+ * agg_thread.pid; pid 0: every sample). Mappings, functions and locations
+ * are the whole aggregate's, as pprof allows; `go tool pprof` shows only
+ * what the samples reach. 0 or -errno.
+ */
+int pprof_encode_process(const struct aggregate *a, uint32_t pid, unsigned char **out,
+			 size_t *outlen);
 
 #endif
