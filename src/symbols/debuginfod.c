@@ -412,8 +412,9 @@ int dfd_wait(struct dfd_fetcher *f, FILE *progress, bool (*stop)(void *arg), voi
 			rc = -EINTR;
 		}
 		if (!said && progress && mono_ms() - start >= 500) {
-			fprintf(progress, "pmutop: debuginfod: fetching %zu file%s...\n", k,
-				k == 1 ? "" : "s");
+			fprintf(progress, "pmutop: debuginfod: fetching %zu file%s... "
+				"(Ctrl-C: go on without %s)\n", k, k == 1 ? "" : "s",
+				k == 1 ? "it" : "them");
 			fflush(progress);
 			said = true;
 		}

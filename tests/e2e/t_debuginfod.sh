@@ -21,7 +21,9 @@ source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl two_loops
 command -v debuginfod >/dev/null || skip "debuginfod not installed (apt-get install debuginfod)"
-command -v python3 >/dev/null || skip "python3 not installed (the misbehaving servers)"
+# Debian's python3 (a version manager's shim in PATH can take a second to start).
+PY=/usr/bin/python3
+[[ -x $PY ]] || PY=$(type -P python3) || skip "python3 not installed (the misbehaving servers)"
 command -v curl >/dev/null || skip "curl not installed"
 for t in strip objcopy objdump readelf; do
 	command -v $t >/dev/null || skip "$t not installed (binutils)"
@@ -42,7 +44,7 @@ SRC=$E2E_REPO/tests/workloads/two_loops.c
 L_A=$(grep -n '/\* LOOP_A' "$SRC" | head -1 | cut -d: -f1)
 L_B=$(grep -n '/\* LOOP_B' "$SRC" | head -1 | cut -d: -f1)
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # The real server: a free port (retried if taken meanwhile), then wait
 # until its scan has indexed the binary.
@@ -158,7 +160,7 @@ fallback_only down
 bounded down
 grep -q 'debuginfod: no answer from' down.err || { show down.err; fail "down: no note that the server did not answer"; }
 
-start_bg python3 "$FAKE" slow.port slow
+start_bg "$PY" "$FAKE" slow.port slow
 for _ in $(seq 100); do [[ -s slow.port ]] && break; sleep 0.05; done
 [[ -s slow.port ]] || fail "the hanging server did not start"
 DEBUGINFOD_TIMEOUT=1 rec slow "http://127.0.0.1:$(cat slow.port)"
@@ -167,13 +169,31 @@ bounded slow
 grep -q 'debuginfod: no answer from' slow.err || { show slow.err; fail "slow: no note that the server did not answer"; }
 grep -q 'debuginfod: fetching 1 file' slow.err || { show slow.err; fail "slow: no progress line"; }
 
+# Ctrl-C while the end waits for a hanging server (its timeout 60 s): the
+# transfer is cancelled, the profile written at once.
+DEBUGINFOD_TIMEOUT=60 DEBUGINFOD_URLS="http://127.0.0.1:$(cat slow.port)" DEBUGINFOD_CACHE_PATH=$T/int.cache \
+	timeout -k 5 60 "$PMUTOP" -e task-clock --duration "$DUR" --no-tui --dump int.pb.gz \
+	-- ./tl_stripped 30 >int.out 2>int.err &
+PM=$!
+E2E_BG_PIDS+=("$PM")
+for _ in $(seq 300); do grep -qs 'debuginfod: fetching' int.err && break; sleep 0.05; done
+grep -q 'debuginfod: fetching' int.err || { show int.err; fail "Ctrl-C: no progress line within 15 s"; }
+t0=$(now)
+kill -INT "$PM"
+wait_gone "$PM" 15 || fail "Ctrl-C: pmutop still waits on the server 15 s later"
+wait "$PM"
+RC=$?
+info "Ctrl-C while fetching: pmutop ended $(elapsed "$t0") s later, status $RC"
+(( RC == 0 )) && [[ -s int.pb.gz ]] || { show int.err; fail "Ctrl-C while fetching: status $RC, profile $(ls int.pb.gz 2>&1)"; }
+grep -q 'interrupted while fetching debug info from debuginfod' int.err || { show int.err; fail "Ctrl-C: no note"; }
+
 # 5. Wrong answers: random bytes, another build's ELF.
 head -c 30000 /dev/urandom >garbage.bin
 OTHER=$(type -P true) # an ELF file of another build
 for kind in garbage other; do
 	f=garbage.bin
 	[[ $kind == other ]] && f=$OTHER
-	start_bg python3 "$FAKE" "$kind.port" file "$f"
+	start_bg "$PY" "$FAKE" "$kind.port" file "$f"
 	for _ in $(seq 100); do [[ -s $kind.port ]] && break; sleep 0.05; done
 	[[ -s $kind.port ]] || fail "the $kind server did not start"
 	rec "$kind" "http://127.0.0.1:$(cat "$kind.port")"

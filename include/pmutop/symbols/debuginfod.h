@@ -60,7 +60,8 @@ int dfd_take(struct dfd_fetcher *f, enum dfd_kind kind, const char *bid, bool bl
 
 /*
  * Wait until every request is answered. When that takes more than half a
- * second, one line "pmutop: debuginfod: fetching N files..." goes to
+ * second, one line "pmutop: debuginfod: fetching N files... (Ctrl-C: go
+ * on without them)" goes to
  * progress (NULL: silent); afterwards the notes (files rejected, servers
  * not answering) go there too, once. stop (may be NULL) is asked every
  * 100 ms: when it says so, the transfers are cancelled and -EINTR is
