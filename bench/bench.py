@@ -12,6 +12,8 @@ Sections (each figure a ratio or an error measured side by side in one run):
      redraw / zoom in headless chromium (bench/flamebench.py).
   6. Go vs C: pmutop's CPU per sample attached to Go programs (gofmt, go_stacks)
      and C ones side by side, and lost samples at 10k samples/s per thread.
+  7. -e offcpu: target slowdown and pmutop's CPU per 1,000 context switches on
+     a ping-pong of two threads (every round blocks both), against unprofiled.
 
 Environment (run.sh sets the first two):
   PMUTOP, WORKLOAD_DIR   the binary under test and the built workloads
@@ -62,7 +64,7 @@ if PERF and not os.access(PERF, os.X_OK):
 PERF_ARGS = os.environ.get("BENCH_PERF_ARGS", "").split()
 RESULTS = os.environ.get("BENCH_RESULTS") or os.path.join(REPO, "bench", "RESULTS.md")
 KEEP = os.environ.get("BENCH_KEEP", "0") == "1"
-SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5,6").split(",") if s.strip()]
+SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5,6,7").split(",") if s.strip()]
 
 # Run lengths: full (<= ~15 min in all) and quick (~2 min).
 P = dict(
@@ -755,6 +757,85 @@ def render2(res):
 
 
 # --------------------------------------------------------------------------
+# section 7: -e offcpu's cost per context switch
+
+def pingpong_run(kind, rounds, rep):
+    """One pingpong run, unprofiled or under pmutop -e offcpu (launch mode)."""
+    tag = "oc-%s-%s" % (kind, rep)
+    tf = path(tag + ".time")
+    rm(tf)
+    argv_wl = [os.path.join(WL, "pingpong"), str(rounds), tf]
+    blocks = lost = None
+    if kind == "none":
+        r = bl.run(argv_wl, 300, path(tag + ".out"), path(tag + ".err"))
+        if r.rc != 0:
+            raise BenchError("pingpong failed: status %s: %s" % (r.rc, r.tail()))
+    else:
+        dump = path(tag + ".pb.gz")
+        r = bl.run([PMUTOP, "-e", "offcpu", "--dump", dump, "--"] + argv_wl, 300,
+                   path(tag + ".out"), path(tag + ".err"))
+        if r.rc != 0:
+            raise BenchError("pmutop -e offcpu exited with status %s: %s" % (r.rc, r.tail()))
+        m = re.search(r"offcpu: (\d+) blocks", r.stderr or "")
+        if not m:
+            raise BenchError("pmutop printed no offcpu summary line: %s" % r.tail())
+        blocks = int(m.group(1))
+        lost = bl.pmutop_summary(r.stderr)["lost"]
+    wall, tcpu = read_timefile(tf)
+    return dict(wall=wall, prof_cpu=max(0.0, r.cpu - tcpu) if kind != "none" else None,
+                blocks=blocks, lost=lost)
+
+
+def section7():
+    if not os.access(os.path.join(WL, "pingpong"), os.X_OK):
+        raise BenchError("workload pingpong not built (make workloads)")
+    r = pingpong_run("none", 20000, "cal")
+    rounds = max(1000, int(20000 * (0.5 if QUICK else 1.5) / max(r["wall"], 1e-3)))
+    log("§7 pingpong: %d rounds (~%.2f s unprofiled)" % (rounds, r["wall"] * rounds / 20000))
+    data = {"none": [], "offcpu": []}
+    for rep in range(3 if QUICK else 5):
+        for kind in (("none", "offcpu") if rep % 2 == 0 else ("offcpu", "none")):
+            try:
+                m = pingpong_run(kind, rounds, rep)
+                data[kind].append(m)
+                log("§7 rep %d %-7s wall %.3f s blocks %s lost %s"
+                    % (rep + 1, kind, m["wall"], m["blocks"], m["lost"]))
+            except BenchError as e:
+                error("§7 %s rep %d: %s" % (kind, rep + 1, e))
+    return dict(rounds=rounds, data=data)
+
+
+def render7(res):
+    D = res["data"]
+    if not D["none"] or not D["offcpu"]:
+        return "ERROR: no complete run (see the log)."
+    base = bl.median([m["wall"] for m in D["none"]])
+    rows = [["unprofiled", "%d" % len(D["none"]), "%.3f" % base, "1.000×", "—", "—", "—", "—"]]
+    ms = D["offcpu"]
+    w = bl.median([m["wall"] for m in ms])
+    per_k = [1e6 * m["prof_cpu"] / m["blocks"] for m in ms if m["blocks"]]  # ms per 1,000
+    rows.append(["pmutop -e offcpu", "%d" % len(ms), "%.3f" % w, "%.2f×" % (w / base),
+                 fint(bl.median([m["blocks"] / m["wall"] for m in ms])),
+                 fmt(bl.median([m["prof_cpu"] for m in ms]), "%.2f"),
+                 "%.1f (%.1f–%.1f)" % (bl.median(per_k), min(per_k), max(per_k)),
+                 fint(bl.median([m["lost"] for m in ms]))])
+    out = ["Work: `pingpong %d TIMEFILE`: two threads pass a byte over pipes, each blocking "
+           "once per round (2 switch-outs per round, %d in all), the worst case for "
+           "`-e offcpu`: every switch-out is a sample with a stack copy to unwind. wall = the "
+           "rounds' own CLOCK_MONOTONIC time; medians over interleaved runs."
+           % (res["rounds"], 2 * res["rounds"]), ""]
+    out.append(table(["variant", "runs", "median wall (s)", "target slowdown",
+                      "blocks/s recorded", "pmutop CPU-s (median)",
+                      "pmutop CPU ms per 1,000 switches (median, range)", "lost (median)"], rows))
+    out.append("\n`pmutop CPU-s` = pmutop's user+sys CPU (wait4) minus the target's own "
+               "(getrusage in pingpong); per 1,000 switches = that over the blocks pmutop "
+               "recorded. A target that blocks a few hundred times a second (a server "
+               "waiting on sockets, a worker pool) costs that rate times this figure; "
+               "`lost` counts ring-buffer records the kernel dropped while pmutop fell behind.")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------
 # section 3: pmutop's own cost
 
 def cost_pmutop(wl_argv, ev, period, secs, tag):
@@ -1376,6 +1457,8 @@ def main():
                 ("6", "## 6. Go vs C: pmutop's CPU per sample",
                  lambda: section6(ev, 250000 if ev == "task-clock" else 500000),
                  lambda r: render6(r, ev)),
+                ("7", "## 7. Off-CPU time (`-e offcpu`): cost per context switch",
+                 section7, render7),
                 # last: its maximum-rate test may make the kernel lower
                 # perf_event_max_sample_rate for everything after it
                 ("5", "## 5. The flame graph page on big profiles (headless chromium)",

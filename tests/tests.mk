@@ -56,7 +56,7 @@ $(WORKLOAD_DIR)/libhot.so: $(WL_SRC)/libhot.c $(WL_HDR)
 # Benchmark workloads (bench/run.sh): a fixed amount of work for the overhead
 # section and a process with N mostly sleeping threads for the scale section.
 # Same flags as the other workloads, frame pointers on (perf -g needs them).
-WL_BENCH     := $(addprefix $(WORKLOAD_DIR)/,fixed_work many_threads)
+WL_BENCH     := $(addprefix $(WORKLOAD_DIR)/,fixed_work many_threads pingpong)
 workloads: $(WL_BENCH)
 
 $(WL_BENCH): $(WORKLOAD_DIR)/%: $(WL_SRC)/%.c $(WL_HDR)
