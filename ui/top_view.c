@@ -34,12 +34,13 @@ struct opt_cols {
 	int width;                        /* of the shown ones, separators included */
 	struct {
 		bool is_ratio;
-		unsigned ev;              /* event column: the event */
+		bool is_wall;             /* on + off CPU cum (ev: on, ev2: off) */
+		unsigned ev, ev2;         /* event column: the event */
 		struct ratio r;           /* ratio column */
 		const char *title;
 		int w;
 		bool shown;
-	} c[PMUTOP_MAX_EVENTS + RATIOS_MAX];
+	} c[PMUTOP_MAX_EVENTS + RATIOS_MAX + 1];
 	bool any_ratio;                   /* a ratio column is shown: the footnote */
 	/*
 	 * The base columns: flat and flat% always; sum%, then cum%, then cum
@@ -84,6 +85,22 @@ static void layout(const struct view_ctx *v, struct opt_cols *o)
 		o->c[o->n].title = names[k];
 		o->c[o->n].w = (int)strlen(names[k]) > 8 ? (int)strlen(names[k]) : 8;
 		o->n++;
+	}
+	{
+		const char *units[PMUTOP_MAX_EVENTS];
+		unsigned on, off;
+
+		for (k = 0; k < nev; k++)
+			units[k] = info->events[k].unit;
+		/* -e task-clock,offcpu: a function's wall time, on + off CPU (cum). */
+		if (top_table_wall_events(names, units, nev, &on, &off)) {
+			o->c[o->n].is_wall = true;
+			o->c[o->n].ev = on;
+			o->c[o->n].ev2 = off;
+			o->c[o->n].title = "wall cum";
+			o->c[o->n].w = 8;
+			o->n++;
+		}
 	}
 	nr = ratios_find(names, nev, r);
 	for (k = 0; k < nr; k++) {
@@ -171,6 +188,9 @@ static void draw_row(const struct view_ctx *v, const struct opt_cols *o, int y, 
 			continue;
 		if (o->c[k].is_ratio)
 			ratio_format(&o->c[k].r, r->ev_flat, val, sizeof(val));
+		else if (o->c[k].is_wall)
+			model_fmt_value(r->ev_cum[o->c[k].ev] + r->ev_cum[o->c[k].ev2], "nanoseconds",
+					val, sizeof(val));
 		else
 			model_fmt_value(r->ev_flat[o->c[k].ev], info->events[o->c[k].ev].unit, val,
 					sizeof(val));
@@ -185,7 +205,7 @@ static void draw_row(const struct view_ctx *v, const struct opt_cols *o, int y, 
 /* Does ev count only while the target runs on a CPU (time, cycles, ...)? */
 static bool counts_cpu_time(const struct pmu_event *ev)
 {
-	return ev->hardware || !strcmp(ev->unit, "nanoseconds");
+	return !ev->offcpu && (ev->hardware || !strcmp(ev->unit, "nanoseconds"));
 }
 
 /*
@@ -238,8 +258,8 @@ static void explain_empty(const struct view_ctx *v, int y)
 	frame_printf(y++, 2, dim, "Try: pmutop --stacks -p %d  (where every thread is now, "
 		     "running or not)", (int)st->pid);
 	if (counts_cpu_time(v->event))
-		frame_put(y++, 2, dim, "     or -e with an event the target does cause "
-			  "(pmutop --list-events)");
+		frame_put(y++, 2, dim, "     or -e offcpu (where its threads wait, and how long), "
+			  "or another event (pmutop --list-events)");
 }
 
 void top_view_draw(const struct view_ctx *v)

@@ -332,7 +332,40 @@ struct extra_cols {
 	struct ratio ratios[RATIOS_MAX];
 	size_t nratios;
 	int rwidth[RATIOS_MAX];
+	/*
+	 * Off-CPU time beside an on-CPU time event (-e task-clock,offcpu):
+	 * offcpu's cum and the wall time (on + off cum) per function.
+	 */
+	int off, on;                               /* event indices, -1: none */
+	const struct time_unit *wall_tu;
 };
+
+/* An event that measures a thread's time on a CPU in ns (task-clock, cpu-clock, timer). */
+static bool on_cpu_time(const char *name, const char *unit)
+{
+	return is_nanoseconds(unit) && (!strncmp(name, "task-clock", 10) ||
+					!strncmp(name, "cpu-clock", 9) || !strcmp(name, "timer"));
+}
+
+bool top_table_wall_events(const char *const *names, const char *const *units, size_t n,
+			   unsigned *on, unsigned *off)
+{
+	int o = -1, f = -1;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!names[k] || !units[k])
+			continue;
+		if (f < 0 && !strcmp(names[k], "offcpu") && is_nanoseconds(units[k]))
+			f = (int)k;
+		else if (o < 0 && on_cpu_time(names[k], units[k]))
+			o = (int)k;
+	}
+	if (o < 0 || f < 0)
+		return false;
+	*on = (unsigned)o;
+	*off = (unsigned)f;
+	return true;
+}
 
 static void extra_setup(const struct top_table *t, size_t shown, struct extra_cols *x)
 {
@@ -355,6 +388,17 @@ static void extra_setup(const struct top_table *t, size_t shown, struct extra_co
 
 		x->rwidth[k] = w > 8 ? w : 8;
 	}
+	x->off = x->on = -1;
+	{
+		unsigned on, off;
+
+		if (top_table_wall_events(t->ev_name, t->ev_unit, t->nevents, &on, &off)) {
+			x->on = (int)on;
+			x->off = (int)off;
+		}
+	}
+	if (x->off >= 0)
+		x->wall_tu = time_autoscale((double)(t->ev_total[x->on] + t->ev_total[x->off]));
 }
 
 /* "Events: cycles (flat, cum), instructions (flat); ..." and the ratios. */
@@ -367,6 +411,9 @@ static void extra_legend(const struct top_table *t, const struct extra_cols *x, 
 		fprintf(out, "%s%s", k ? ", " : "; ", t->ev_name[x->ev[k]]);
 	fprintf(out, "%s; sampled counts are estimates (samples x period)\n",
 		x->nev ? " (flat)" : "");
+	if (x->off >= 0)
+		fprintf(out, "Wall time per function: %s cum + %s cum = wall cum (on + off CPU)\n",
+			t->ev_name[x->on], t->ev_name[x->off]);
 	if (!x->nratios)
 		return;
 	fprintf(out, "Ratios (~) of the flat estimates:");
@@ -413,6 +460,8 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 			fprintf(out, " %*s", x.width[k], t->ev_name[x.ev[k]]);
 		for (k = 0; k < x.nratios; k++)
 			fprintf(out, " %*s", x.rwidth[k], x.ratios[k].label);
+		if (x.off >= 0)
+			fprintf(out, " %10s %10s", "offcpu cum", "wall cum");
 	}
 	fprintf(out, "\n");
 
@@ -435,6 +484,13 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 			for (k = 0; k < x.nratios; k++)
 				fprintf(out, " %*s", x.rwidth[k],
 					ratio_format(&x.ratios[k], r->ev_flat, v1, sizeof(v1)));
+			if (x.off >= 0) {
+				fprintf(out, " %10s", format_value(r->ev_cum[x.off], "nanoseconds",
+								   x.wall_tu, v1, sizeof(v1)));
+				fprintf(out, " %10s", format_value(r->ev_cum[x.off] + r->ev_cum[x.on],
+								   "nanoseconds", x.wall_tu, v1,
+								   sizeof(v1)));
+			}
 		}
 		fputs("  ", out);
 		term_fputs(r->name, out); /* a target's symbol may hold escape sequences */

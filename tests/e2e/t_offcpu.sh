@@ -13,6 +13,8 @@
 #  2. Launch mode, the target exits while its threads are blocked: pmutop
 #     ends by itself, exit status 0, a profile whose blocks end at the exit
 #     (the parked thread's time is the target's run, not pmutop's).
+#     The -e task-clock,offcpu table's wall column gives a function that only
+#     waits the recording's length; --http serves event=offcpu.
 #  3. As nobody: pmutop either profiles its own process or refuses with an
 #     error naming kernel.perf_event_paranoid, never a crash or hang.
 source "$(dirname "$0")/lib.sh"
@@ -92,6 +94,31 @@ exparked=$(total_ms ex.pb.gz offcpu parked)
 info "parked thread of a 1.5 s target: ${exparked} ms off-CPU"
 awk -v p="$exparked" 'BEGIN { exit !(p >= 1300 && p <= 2500) }' ||
 	fail "launch mode: the parked thread's block does not end at the target's exit ($exparked ms)"
+
+# 2b. The table's wall column (on + off CPU cum) for a function that only waits.
+PM_TIMEOUT=30 run_pmutop tab -e task-clock,offcpu --duration 1.5 --table-file tab.txt -- "$W/offcpu" 10
+(( RC == 0 )) || { show tab.err; fail "table run exited with status $RC"; }
+grep -q "wall cum" tab.txt || { show tab.txt; fail "no wall column in the -e task-clock,offcpu table"; }
+grep -E " parked_forever$" tab.txt | sed 's/^/    | /'
+awk '$NF == "parked_forever" { v = $(NF-1); f = 1e-9
+	if (v ~ /ms$/) f = 1e-3; else if (v ~ /us$/) f = 1e-6; else if (v ~ /s$/) f = 1
+	sub(/[a-z]+$/, "", v); w = v * f; found = 1 }
+	END { exit !(found && w >= 1.2 && w <= 1.8) }' tab.txt ||
+	fail "parked_forever's wall time in the table is not the 1.5 s recording"
+
+# 2c. Over HTTP: event=offcpu.
+start_bg "$W/offcpu" 30
+HPID=$BG_PID
+wait_started "$HPID"
+PORT=$((20000 + RANDOM % 20000))
+start_bg bash -c 'exec timeout 30 "$0" "$@" >http.log 2>&1' "$PMUTOP" -p "$HPID" --http "127.0.0.1:$PORT"
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.1; done
+curl -s -o http.pb.gz "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1&event=offcpu" ||
+	fail "GET /debug/pprof/profile?event=offcpu failed"
+pprof -raw http.pb.gz 2>/dev/null | grep -q "offcpu/nanoseconds" || fail "event=offcpu over HTTP: no offcpu sample type"
+hp=$(cum_ms http.pb.gz offcpu parked parked_forever)
+info "over HTTP: parked_forever ${hp} ms in a 1 s profile"
+awk -v p="$hp" 'BEGIN { exit !(p >= 900 && p <= 1100) }' || fail "event=offcpu over HTTP: parked thread not accounted"
 
 # 3. As nobody.
 if command -v setpriv >/dev/null 2>&1 && (( EUID == 0 )); then

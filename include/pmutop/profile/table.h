@@ -84,6 +84,15 @@ int top_table_build_events(const struct aggregate *a, uint32_t tid, enum top_sor
 void top_table_free(struct top_table *t);
 
 /*
+ * Off-CPU time beside an on-CPU time event (-e task-clock,offcpu): true
+ * with their indices in *on and *off when names/units (n events) hold an
+ * "offcpu" event in ns and task-clock, cpu-clock or timer; a function's
+ * wall time is then its ev_cum[on] + ev_cum[off].
+ */
+bool top_table_wall_events(const char *const *names, const char *const *units, size_t n,
+			   unsigned *on, unsigned *off);
+
+/*
  * Multiplexing correction of event k of a's run: agg_info.events[k].scale
  * when the run has several events and it is > 1, else 1 (single-event
  * tables are never scaled).
