@@ -384,8 +384,11 @@ static void oc_look_at_blocked(struct session *s)
 	free(stack);
 }
 
-/* The run's off-CPU event, if any: the tracker and its start. */
-static int oc_start(struct session *s, char *err, size_t errlen)
+/*
+ * The run's off-CPU event, if any: checked before the counters open, its
+ * tracker made once they count (blocks from the start count from then).
+ */
+static int oc_start(struct session *s, bool counting, char *err, size_t errlen)
 {
 	const struct offcpu_ops ops = { oc_emit, oc_drop, s };
 
@@ -399,6 +402,8 @@ static int oc_start(struct session *s, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		s->offcpu_k = (uint32_t)k;
+		if (!counting)
+			return 0;
 		s->oc = offcpu_new(&ops, now_ns(CLOCK_MONOTONIC));
 		if (!s->oc) {
 			snprintf(err, errlen, "out of memory");
@@ -1255,9 +1260,10 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	    add_targets(s, err, errlen))
 		goto fail;
 	fill_sampler_config(s, &cfg);
-	if (oc_start(s, err, errlen) ||
+	if (oc_start(s, false, err, errlen) ||
 	    start_ptrace_engine(s, err, errlen) ||
-	    open_sampler(s, &cfg, err, errlen))
+	    open_sampler(s, &cfg, err, errlen) ||
+	    oc_start(s, true, err, errlen))
 		goto fail;
 	if (s->oc && !s->launched)
 		oc_look_at_blocked(s);
