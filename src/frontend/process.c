@@ -114,10 +114,10 @@ static void process_free(struct process *p)
 	free(p);
 }
 
-int process_table_fetch_wait(struct process_table *t, FILE *progress,
+int process_table_fetch_wait(struct process_table *t, FILE *progress, unsigned max_ms,
 			     bool (*stop)(void *arg), void *arg)
 {
-	return t ? dfd_wait(t->fetch, progress, stop, arg) : 0;
+	return t ? dfd_wait(t->fetch, progress, max_ms, stop, arg) : 0;
 }
 
 void process_table_free(struct process_table *t)

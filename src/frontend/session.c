@@ -1479,9 +1479,13 @@ void session_stop(struct session *s)
 	note_multiplexing(s);
 	sampler_free(s->sampler);
 	s->sampler = NULL;
-	/* Debug files asked of debuginfod while sampling: wait for them now. */
-	if (process_table_fetch_wait(s->procs, s->o->live_view ? NULL : stderr, signal_waiting,
-				     s) == -EINTR)
+	/*
+	 * Debug files asked of debuginfod while sampling: wait for them now -
+	 * in the live view (a frozen screen, no room for a progress line) for
+	 * two seconds at most: they had the whole session to arrive.
+	 */
+	if (process_table_fetch_wait(s->procs, s->o->live_view ? NULL : stderr,
+				     s->o->live_view ? 2000 : 0, signal_waiting, s) == -EINTR)
 		fprintf(stderr, "pmutop: interrupted while fetching debug info from debuginfod\n");
 	/* file:line and inlined frames, now that no ring buffer can overflow. */
 	if (aggregate_resolve_lines(s->agg, signal_waiting, s) == -EINTR)

@@ -393,7 +393,8 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int dfd_wait(struct dfd_fetcher *f, FILE *progress, bool (*stop)(void *arg), void *arg)
+int dfd_wait(struct dfd_fetcher *f, FILE *progress, unsigned max_ms, bool (*stop)(void *arg),
+	     void *arg)
 {
 	uint64_t start = mono_ms();
 	bool said = false;
@@ -406,10 +407,10 @@ int dfd_wait(struct dfd_fetcher *f, FILE *progress, bool (*stop)(void *arg), voi
 	while ((k = pending(f)) > 0) {
 		struct timespec until;
 
-		if (rc == 0 && stop && stop(arg)) {
+		if (rc == 0 && ((stop && stop(arg)) || (max_ms && mono_ms() - start >= max_ms))) {
 			/* The transfer in flight ends at its next progress call. */
 			__atomic_store_n(&f->cancel, true, __ATOMIC_RELAXED);
-			rc = -EINTR;
+			rc = stop && stop(arg) ? -EINTR : -ETIMEDOUT;
 		}
 		if (!said && progress && mono_ms() - start >= 500) {
 			fprintf(progress, "pmutop: debuginfod: fetching %zu file%s... "

@@ -12,7 +12,9 @@
 #      DEBUGINFOD_URLS the error says how to get it;
 #   3. --no-debuginfod: addresses (tl_stripped+0x...), nothing fetched;
 #   4. a server that is down (closed port) and one that hangs
-#      (DEBUGINFOD_TIMEOUT=1): no hang, a note, names fall back;
+#      (DEBUGINFOD_TIMEOUT=1): no hang, a note, names fall back; Ctrl-C
+#      while the end waits on the hanging one (DEBUGINFOD_TIMEOUT=60) ends
+#      it at once; the live view shows its final screen after 2 s at most;
 #   5. a server answering garbage, and one answering another build's ELF:
 #      rejected with a note, names fall back, the file leaves the cache;
 #   6. a local debug file with .symtab but no DWARF (by build-id in
@@ -186,6 +188,25 @@ RC=$?
 info "Ctrl-C while fetching: pmutop ended $(elapsed "$t0") s later, status $RC"
 (( RC == 0 )) && [[ -s int.pb.gz ]] || { show int.err; fail "Ctrl-C while fetching: status $RC, profile $(ls int.pb.gz 2>&1)"; }
 grep -q 'interrupted while fetching debug info from debuginfod' int.err || { show int.err; fail "Ctrl-C: no note"; }
+
+# The live view, the same hanging server: when sampling ends the screen
+# shows the final data after two seconds at most, and q quits.
+if command -v tmux >/dev/null 2>&1; then
+	source "$E2E_DIR/tmux_lib.sh"
+	tmux_start 100 30
+	t0=$(now)
+	run_in_pane "clear; DEBUGINFOD_TIMEOUT=60 DEBUGINFOD_URLS=http://127.0.0.1:$(cat slow.port) DEBUGINFOD_CACHE_PATH=$T/tui.cache $PMUTOP -e task-clock --duration $DUR -- ./tl_stripped 30 2>tui.err; echo EXIT=\$?"
+	wait_for 'sampling ended|exited: showing' $((DUR + 20)) ||
+		{ show_screen; fail "live view: no final screen $((DUR + 20)) s after start"; }
+	ended=$(elapsed "$t0")
+	info "live view: final data on screen $ended s after start (duration $DUR s)"
+	awk -v e="$ended" -v d="$DUR" 'BEGIN { exit !(e < d + 12) }' ||
+		fail "live view: the final screen took $ended s: it waited on the server"
+	keys q
+	wait_for 'EXIT=0' 10 || { show_screen; show tui.err; fail "live view: q did not end pmutop with status 0"; }
+else
+	info "tmux not installed: the live-view part is not run"
+fi
 
 # 5. Wrong answers: random bytes, another build's ELF.
 head -c 30000 /dev/urandom >garbage.bin

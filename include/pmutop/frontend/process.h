@@ -110,10 +110,11 @@ void process_table_prune(struct process_table *t);
 
 /*
  * Wait for the debug files asked of debuginfod (debuginfod.h: dfd_wait;
- * progress and notes to progress, NULL for none; -EINTR when stop said so
- * and the transfers were cancelled). Before lines are resolved at the end.
+ * progress and notes to progress, NULL for none; at most max_ms, 0 = no
+ * limit; -EINTR when stop said so, -ETIMEDOUT after max_ms: the transfers
+ * were cancelled). Before lines are resolved at the end.
  */
-int process_table_fetch_wait(struct process_table *t, FILE *progress,
+int process_table_fetch_wait(struct process_table *t, FILE *progress, unsigned max_ms,
 			     bool (*stop)(void *arg), void *arg);
 
 struct maps *process_maps(struct process *p);

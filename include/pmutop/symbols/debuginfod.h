@@ -65,9 +65,11 @@ int dfd_take(struct dfd_fetcher *f, enum dfd_kind kind, const char *bid, bool bl
  * progress (NULL: silent); afterwards the notes (files rejected, servers
  * not answering) go there too, once. stop (may be NULL) is asked every
  * 100 ms: when it says so, the transfers are cancelled and -EINTR is
- * returned. 0 otherwise.
+ * returned; so are they after max_ms (0: no limit), -ETIMEDOUT. 0
+ * otherwise.
  */
-int dfd_wait(struct dfd_fetcher *f, FILE *progress, bool (*stop)(void *arg), void *arg);
+int dfd_wait(struct dfd_fetcher *f, FILE *progress, unsigned max_ms, bool (*stop)(void *arg),
+	     void *arg);
 
 /* Files fetched and verified / rejected / not found or not answered, so far. */
 void dfd_counts(const struct dfd_fetcher *f, unsigned *fetched, unsigned *rejected,
