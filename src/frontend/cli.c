@@ -436,9 +436,10 @@ static const struct cli_option opts_table[] = {
 	  .help = "profile the whole machine: every process on every CPU (needs root, "
 		  "CAP_PERFMON or kernel.perf_event_paranoid<=0); with a command, while it runs" },
 	{ .name = "no-children", .handle = h_flag, .off = F(no_children),
-	  .group = CLI_GROUP_TARGET, .verbs = SAMPLING,
+	  .group = CLI_GROUP_TARGET, .verbs = SAMPLING | CLI_IN(CLI_VERB_DUMP),
 	  .help = "profile only the target processes, not the processes they start (by "
-		  "default children are followed through fork and exec)" },
+		  "default children are followed through fork and exec; --stacks shows the "
+		  "descendants too)" },
 	{ .name = "subprocesses", .handle = h_flag, .off = F(subprocesses),
 	  .group = CLI_GROUP_TARGET, .verbs = SAMPLING,
 	  .help = "with -p, also attach to the descendants that already run (py-spy's flag)" },
@@ -592,8 +593,9 @@ static const struct cli_option opts_table[] = {
 		  "user may lock; 512 as root)" },
 	{ .name = "stacks", .handle = h_flag, .off = F(stacks), .group = CLI_GROUP_STACKS,
 	  .verbs = PLAIN,
-	  .help = "print the current stack of every thread of -p PID once and exit (ptrace; "
-		  "like py-spy dump / eu-stack; = pmutop dump)" },
+	  .help = "print the current stack of every thread of -p PID and of its descendants "
+		  "(--no-children: PID's only) once and exit (ptrace; like py-spy dump / eu-stack; "
+		  "= pmutop dump)" },
 	{ .name = "json", .handle = h_flag, .off = F(json), .group = CLI_GROUP_STACKS,
 	  .verbs = PLAIN_DUMP,
 	  .help = "with --stacks: JSON instead of text" },

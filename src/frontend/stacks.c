@@ -11,6 +11,13 @@
  * while it is stopped is passed on at the detach, a group-stopped thread
  * stays stopped.
  *
+ * The whole tree, as sampling follows it: the target, then each descendant
+ * alive when --stacks starts (from the parent pids in /proc), each with its
+ * own maps and unwinder (process.h); --no-children looks at the target only.
+ * A descendant that exits meanwhile is left out; one that cannot be looked
+ * at (a setuid program, another tracer) says why in its place and the others
+ * are still shown - only the target's own failure is pmutop's.
+ *
  * SIGINT/SIGTERM/SIGHUP (and SIGCHLD, which the waits sleep on) are blocked
  * for the duration and checked between steps: on one, the current thread is
  * detached and pmutop exits 128+signal without printing. If pmutop is
@@ -73,6 +80,20 @@ struct ctx {
 	sigset_t quit;           /* signals that end --stacks early */
 	int quit_sig;
 };
+
+/* One process of the tree: its threads as looked at. */
+struct st_proc {
+	pid_t pid;
+	char cmdline[512], argv[4096];
+	size_t argv_len;
+	struct st_thread *ts;
+	size_t nts;
+	bool gone;               /* exited before we looked */
+	char error[768];         /* could not be looked at (a descendant): why */
+};
+
+/* Processes looked at, the target included (more are left out, and said so). */
+#define MAX_TREE 4096
 
 /* ---- JSON ---- */
 
@@ -307,6 +328,7 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 	}
 }
 
+/* One process as JSON, without its closing brace (the caller may add members). */
 static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *argv,
 		       size_t argv_len, const struct st_thread *ts, size_t n)
 {
@@ -382,7 +404,47 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 		}
 		fprintf(out, "]}");
 	}
-	fprintf(out, "\n]}\n");
+	fprintf(out, "\n]");
+}
+
+/*
+ * The target, then each descendant that could be looked at: text blocks one
+ * after the other; JSON the target's object as before with a "descendants"
+ * array of objects of the same shape (an "error" member for one that could
+ * not be looked at).
+ */
+static void print_tree(FILE *out, bool json, const struct st_proc *ps, size_t n, bool more)
+{
+	bool first = true;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct st_proc *p = &ps[k];
+
+		if (k && p->gone)
+			continue;
+		if (json) {
+			if (k)
+				fprintf(out, "%s\n", first ? "" : ",");
+			if (k)
+				first = false;
+			print_json(out, p->pid, p->cmdline, p->argv, p->argv_len, p->ts, p->nts);
+			if (p->error[0]) {
+				fprintf(out, ",\"error\":");
+				json_write_string(out, p->error);
+			}
+			fprintf(out, k ? "}" : ",\"descendants\":[");
+			continue;
+		}
+		if (k)
+			fputc('\n', out);
+		print_text(out, p->pid, p->cmdline, p->ts, p->nts);
+		if (p->error[0])
+			fprintf(out, "    (%s)\n", p->error);
+	}
+	if (json)
+		fprintf(out, "]%s}\n", more ? ",\"descendants_left_out\":true" : "");
+	else if (more)
+		fprintf(out, "\n(more than %d processes in the tree: the rest left out)\n", MAX_TREE);
 }
 
 /* ---- driver ---- */
@@ -421,18 +483,69 @@ static int list_threads(pid_t pid, pid_t **out, size_t *n)
 	return 0;
 }
 
+/*
+ * Look at every thread of p->pid. Returns 0 (p->gone when it had exited),
+ * -EINTR when a quit signal came, or -errno with err filled.
+ */
+static int look_process(struct ctx *c, struct process_table *procs, struct st_proc *p,
+			char *err, size_t errlen)
+{
+	pid_t *tids = NULL;
+	size_t ntids = 0;
+	int r;
+
+	proc_cmdline(p->pid, p->cmdline, sizeof(p->cmdline));
+	if (proc_argv(p->pid, p->argv, sizeof(p->argv), &p->argv_len))
+		p->argv_len = 0;
+	/* Its maps and symbol sources, as a session has them per process. */
+	r = process_table_add_root(procs, p->pid, false, err, errlen);
+	if (r)
+		return r;
+	c->pid = p->pid;
+	c->maps = process_maps(process_table_get(procs, p->pid));
+	c->unw = process_unwinder(process_table_get(procs, p->pid));
+	r = list_threads(p->pid, &tids, &ntids);
+	if (r == -ENOENT || r == -ESRCH) {
+		p->gone = true;
+		return 0;
+	}
+	if (r) {
+		snprintf(err, errlen, "cannot list the threads of PID %d: %s", (int)p->pid,
+			 strerror(-r));
+		return r;
+	}
+	p->ts = calloc(ntids ? ntids : 1, sizeof(*p->ts));
+	if (!p->ts) {
+		free(tids);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ntids; i++) {
+		if (quit_pending(c)) {
+			r = -EINTR;
+			break;
+		}
+		p->ts[p->nts].tid = tids[i];
+		r = look(c, &p->ts[p->nts], err, errlen);
+		p->nts++;
+		if (r)
+			break;
+	}
+	free(tids);
+	return r;
+}
+
 int stacks_run(const struct pmutop_opts *o)
 {
 	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 128 };
 	struct module_cache *modules = NULL;
 	struct process_table *procs = NULL;
-	struct st_thread *ts = NULL;
-	pid_t *tids = NULL;
-	size_t ntids = 0, nts = 0;
-	char err[768] = "", cmdline[512] = "", argv[4096];
-	size_t argv_len = 0;
+	struct st_proc *ps = NULL;
+	pid_t *tree = NULL;
+	size_t ntree = 1, nps = 0;
+	char err[768] = "";
 	sigset_t block, old;
-	bool mask_set = false;
+	bool mask_set = false, more = false;
 	int rc = 1, r;
 
 	/* -EACCES is kernel.perf_event_paranoid, which --stacks does not need. */
@@ -440,33 +553,26 @@ int stacks_run(const struct pmutop_opts *o)
 	if (r && r != -EACCES)
 		goto out;
 	err[0] = 0;
-	proc_cmdline(c.pid, cmdline, sizeof(cmdline));
-	if (proc_argv(c.pid, argv, sizeof(argv), &argv_len))
-		argv_len = 0;
+	tree = malloc(MAX_TREE * sizeof(*tree));
+	ps = calloc(MAX_TREE, sizeof(*ps));
 	modules = module_cache_new();
-	procs = modules ? process_table_new(modules, 1) : NULL;
+	procs = modules ? process_table_new(modules, MAX_TREE) : NULL;
 	c.stack = malloc(STACK_COPY);
 	c.ips = calloc(c.max_depth + 2, sizeof(*c.ips));
 	c.fr = calloc(c.max_depth + 2, sizeof(*c.fr));
-	if (!procs || !c.stack || !c.ips || !c.fr) {
+	if (!tree || !ps || !procs || !c.stack || !c.ips || !c.fr) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
-	/* Its maps and symbol sources, as a session has them per process. */
-	if (process_table_add_root(procs, c.pid, false, err, sizeof(err)))
-		goto out;
-	c.maps = process_maps(process_table_get(procs, c.pid));
-	c.unw = process_unwinder(process_table_get(procs, c.pid));
-	r = list_threads(c.pid, &tids, &ntids);
-	if (r) {
-		snprintf(err, sizeof(err), "cannot list the threads of PID %d: %s", (int)c.pid,
-			 strerror(-r));
-		goto out;
-	}
-	ts = calloc(ntids ? ntids : 1, sizeof(*ts));
-	if (!ts) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto out;
+	/* The target first, then its descendants (unless --no-children). */
+	tree[0] = o->pid;
+	if (!o->no_children) {
+		r = proc_descendants(&tree[0], 1, tree, MAX_TREE, &ntree);
+		more = r == -ENOSPC;
+		if ((r && !more) || !ntree || tree[0] != o->pid) {
+			tree[0] = o->pid;
+			ntree = 1;
+		}
 	}
 
 	sigemptyset(&c.quit);
@@ -478,16 +584,23 @@ int stacks_run(const struct pmutop_opts *o)
 	if (sigprocmask(SIG_BLOCK, &block, &old) == 0)
 		mask_set = true;
 
-	for (size_t i = 0; i < ntids; i++) {
-		if (quit_pending(&c))
-			break;
-		ts[nts].tid = tids[i];
-		r = look(&c, &ts[nts], err, sizeof(err));
-		nts++;
+	for (size_t i = 0; i < ntree && !quit_pending(&c); i++) {
+		struct st_proc *p = &ps[nps++];
+
+		p->pid = tree[i];
+		r = look_process(&c, procs, p, err, sizeof(err));
 		if (r == -EINTR)
 			break;
-		if (r)
-			goto out;
+		if (r && !i)
+			goto out;   /* the target itself: pmutop failed */
+		if (r) {
+			/* A descendant: say why in its place, go on with the others. */
+			if (!kill(p->pid, 0) || errno != ESRCH)
+				snprintf(p->error, sizeof(p->error), "%s", err);
+			else
+				p->gone = true;
+			err[0] = 0;
+		}
 	}
 	if (quit_pending(&c)) {
 		fprintf(stderr, "pmutop: %s: stopped; all threads released\n",
@@ -496,20 +609,19 @@ int stacks_run(const struct pmutop_opts *o)
 		goto out;
 	}
 	/* A thread that did not stop in time may have since: let it go now. */
-	for (size_t i = 0; i < nts; i++) {
-		int status;
-		struct pt_stop st;
-		if (!ts[i].stuck)
-			continue;
-		if (pt_wait(ts[i].tid, 0, NULL, &status) == 0) {
-			pt_classify(status, &st);
-			pt_detach(ts[i].tid, &st);
+	for (size_t k = 0; k < nps; k++) {
+		for (size_t i = 0; i < ps[k].nts; i++) {
+			int status;
+			struct pt_stop st;
+			if (!ps[k].ts[i].stuck)
+				continue;
+			if (pt_wait(ps[k].ts[i].tid, 0, NULL, &status) == 0) {
+				pt_classify(status, &st);
+				pt_detach(ps[k].ts[i].tid, &st);
+			}
 		}
 	}
-	if (o->json)
-		print_json(stdout, c.pid, cmdline, argv, argv_len, ts, nts);
-	else
-		print_text(stdout, c.pid, cmdline, ts, nts);
+	print_tree(stdout, o->json, ps, nps, more);
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	if (rc == 1 && err[0])
@@ -521,10 +633,13 @@ out:
 			;
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
-	for (size_t i = 0; i < nts; i++)
-		free(ts[i].frames);
-	free(ts);
-	free(tids);
+	for (size_t k = 0; ps && k < nps; k++) {
+		for (size_t i = 0; i < ps[k].nts; i++)
+			free(ps[k].ts[i].frames);
+		free(ps[k].ts);
+	}
+	free(ps);
+	free(tree);
 	free(c.stack);
 	free(c.ips);
 	free(c.fr);

@@ -13,7 +13,10 @@
 #     COMM-PID;
 #  4. --http -p PARENT --subprocesses: ?pid=WORKER serves that worker's
 #     samples only (pid labels), without it both workers; a pid outside
-#     the tree and a malformed one get 400 with the reason.
+#     the tree and a malformed one get 400 with the reason;
+#  5. --stacks -p PARENT shows the parent and both workers (worker_spin on
+#     a worker's stack), --json nests them under "descendants", and
+#     --no-children shows the parent only.
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl fanout shares
@@ -82,11 +85,31 @@ info "?pid=1: HTTP $code: $(head -c 120 bad.txt)"
 code=$(curl -s -o bad2.txt -w '%{http_code}' "$url?seconds=1&pid=12x")
 (( code == 400 )) && grep -q 'invalid pid "12x"' bad2.txt || problem "?pid=12x: want 400, got $code"
 kill "$SRV" 2>/dev/null
+
+# 5. --stacks over the tree: the parent waits, both workers spin.
+info "== --stacks over the process tree"
+run_pmutop tree_st --stacks -p "$parent"
+show tree_st.err 3
+(( RC == 0 )) || problem "--stacks -p $parent: exit status $RC"
+for p in "$parent" "$w1" "$w2"; do
+	grep -q "^Process $p: " tree_st.out || problem "--stacks: no block for process $p"
+done
+n=$(awk -v w="$w1" '/^Process / { on = $2 == w ":" } on && /worker_spin/' tree_st.out | wc -l)
+(( n >= 1 )) || { show tree_st.out 40; problem "--stacks: worker $w1's stack lacks worker_spin"; }
+run_pmutop tree_js --stacks --json -p "$parent"
+got=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print(d["pid"], " ".join(str(x["pid"]) for x in d["descendants"]))' tree_js.out 2>&1)
+info "--stacks --json: root and descendants: $got"
+[[ $got == "$parent $w1 $w2" || $got == "$parent $w2 $w1" ]] ||
+	problem "--stacks --json: want '$parent' with descendants $w1 $w2, got '$got'"
+run_pmutop tree_one --stacks --no-children -p "$parent"
+n=$(grep -c '^Process ' tree_one.out)
+(( n == 1 )) || problem "--stacks --no-children: $n process blocks, want 1"
 kill "$parent" 2>/dev/null
 
 if (( EUID != 0 )); then
 	(( errs == 0 )) || fail "$errs problem(s)"
-	skip "-a needs root (parts 1 and 2); parts 3 and 4 passed"
+	skip "-a needs root (parts 1 and 2); parts 3 to 5 passed"
 fi
 
 # 1. -a as root, batch: shares of two known processes against their CPU time.
@@ -142,7 +165,7 @@ sed -n 1,12p <<<"$s" | sed 's/^/    | /'
 grep -qE "pid $sp shares" <<<"$(sed -n 3p <<<"$s")" || problem "the header does not name pid $sp shares"
 grep -q "solo_spin" <<<"$s" && problem "fanout's solo_spin is in shares' table"
 # J's share of the ten *_expect_* functions (kernel frames are in the 100% too).
-j=$(awk '$(NF-1) ~ /_expect_/ { v = $2; sub(/%/, "", v); t += v; if ($(NF-1) == "J_expect_18_18") j = v }
+j=$(awk 'NF >= 2 && $(NF-1) ~ /_expect_/ { v = $2; sub(/%/, "", v); t += v; if ($(NF-1) == "J_expect_18_18") j = v }
 	END { if (t > 0) printf "%.1f", 100 * j / t }' <<<"$s")
 info "J_expect_18_18: ${j:-?}% of the ten functions' samples in shares (truth 18.2%)"
 awk -v j="${j:-0}" 'BEGIN { exit !(j >= 14 && j <= 22.5) }' || problem "J_expect_18_18 at ${j:-?}%"
@@ -152,4 +175,4 @@ keys q
 wait_for "EXIT=0" 30 || problem "q did not exit 0"
 
 (( errs == 0 )) || fail "$errs problem(s)"
-pass "process table, --by-process, folded by process, HTTP ?pid=; -a: shares by process match CPU time, live drill-in and back"
+pass "process table, --by-process, folded by process, HTTP ?pid=, --stacks over the tree; -a: shares by process match CPU time, live drill-in and back"
