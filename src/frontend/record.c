@@ -84,10 +84,12 @@ static void print_summary(const struct session *s, FILE *out)
 		fprintf(out, "pmutop: offcpu: %llu blocks", (unsigned long long)oc->blocks);
 		if (st.offcpu_initial >= 0)
 			fprintf(out, " (%ld threads blocked at the start)", st.offcpu_initial);
-		fprintf(out, ", %llu without a stack (switch-out sample throttled or lost), %llu "
+		fprintf(out, ", %llu without a stack (switch-out sample throttled or lost; %llu more "
+			"got theirs from a later look), %llu "
 			"ended by exit, %llu still off-CPU at the end; lost switches: %llu switch-outs "
 			"without a switch-in (dropped), %llu switch-ins without a switch-out\n",
-			(unsigned long long)oc->no_stack, (unsigned long long)oc->ended_by_exit,
+			(unsigned long long)oc->no_stack, (unsigned long long)oc->late_looks,
+			(unsigned long long)oc->ended_by_exit,
 			(unsigned long long)oc->ended_by_stop, (unsigned long long)oc->unmatched,
 			(unsigned long long)oc->orphan_in);
 	}

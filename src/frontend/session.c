@@ -321,9 +321,8 @@ static void oc_drop(void *arg, void *payload)
 	free(payload);
 }
 
-/* Keep an unwound switch-out stack until its switch-in. */
-static void oc_hold(struct session *s, const struct perf_sample *smp, unsigned n,
-		    enum unwind_outcome outcome, bool initial)
+/* s->ips[0..n) as a payload (NULL on ENOMEM). */
+static struct oc_stack *oc_copy(struct session *s, unsigned n, enum unwind_outcome outcome)
 {
 	struct oc_stack *st = malloc(sizeof(*st) + n * sizeof(st->ips[0]));
 
@@ -332,10 +331,63 @@ static void oc_hold(struct session *s, const struct perf_sample *smp, unsigned n
 		st->outcome = outcome;
 		memcpy(st->ips, s->ips, n * sizeof(st->ips[0]));
 	}
+	return st;
+}
+
+/* Keep an unwound switch-out stack until its switch-in. */
+static void oc_hold(struct session *s, const struct perf_sample *smp, unsigned n,
+		    enum unwind_outcome outcome, bool initial)
+{
+	struct oc_stack *st = oc_copy(s, n, outcome);
+
 	if (initial)
 		offcpu_initial(s->oc, smp->pid, smp->tid, st);
 	else
 		offcpu_sample(s->oc, smp->pid, smp->tid, smp->time, st);
+}
+
+/*
+ * One look at a blocked thread of p into s->ips: all registers through
+ * ptrace, as --stacks does (frame-pointer code needs BP); where ptrace is
+ * refused, SP and IP from /proc/TID/syscall. 0 or -errno.
+ */
+static int oc_look(struct session *s, struct process *p, pid_t pid, pid_t tid, uint8_t *stack,
+		   struct perf_sample *smp, unsigned *depth, enum unwind_outcome *outcome)
+{
+	long nr;
+
+	if (pt_snapshot(pid, tid, stack, s->stack_size, smp, 200) &&
+	    pt_blocked_sample(pid, tid, stack, s->stack_size, smp, &nr))
+		return -ESRCH;
+	*depth = unwinder_unwind(process_unwinder(p), smp, s->ips, s->o->max_depth, outcome);
+	return 0;
+}
+
+/*
+ * A block whose switch-out sample was lost (a busy moment, throttling) has
+ * no stack; when it lasts (a parked thread's one switch-out), look at the
+ * thread once - it is still blocked where it was - and give the block that
+ * stack. A few per poll, so a storm of them cannot stall the loop.
+ */
+#define OC_LATE_LOOK_NS (200 * 1000000ULL)
+static void oc_late_looks(struct session *s, uint64_t now)
+{
+	uint32_t pids[4], tids[4];
+	size_t n = offcpu_stackless(s->oc, now - OC_LATE_LOOK_NS, pids, tids, 4);
+	uint8_t *stack = n ? malloc(s->stack_size) : NULL;
+
+	for (size_t i = 0; i < n && stack; i++) {
+		struct process *p = process_table_get(s->procs, (pid_t)pids[i]);
+		char state = pt_thread_state((pid_t)pids[i], (pid_t)tids[i]);
+		struct perf_sample smp;
+		enum unwind_outcome outcome;
+		unsigned depth;
+
+		if (p && (state == 'S' || state == 'D') &&
+		    !oc_look(s, p, (pid_t)pids[i], (pid_t)tids[i], stack, &smp, &depth, &outcome))
+			offcpu_set_stack(s->oc, tids[i], oc_copy(s, depth, outcome));
+	}
+	free(stack);
 }
 
 /*
@@ -363,19 +415,10 @@ static void oc_look_at_blocked(struct session *s)
 			struct perf_sample smp;
 			enum unwind_outcome outcome;
 			unsigned depth;
-			long nr;
 
-			if (state != 'S' && state != 'D')
+			if ((state != 'S' && state != 'D') ||
+			    oc_look(s, p, s->pids[i], tids[j], stack, &smp, &depth, &outcome))
 				continue;
-			/*
-			 * All registers through ptrace (frame-pointer code needs
-			 * BP); where ptrace is refused, SP and IP from /proc.
-			 */
-			if (pt_snapshot(s->pids[i], tids[j], stack, s->stack_size, &smp, 200) &&
-			    pt_blocked_sample(s->pids[i], tids[j], stack, s->stack_size, &smp, &nr))
-				continue;
-			depth = unwinder_unwind(process_unwinder(p), &smp, s->ips, s->o->max_depth,
-						&outcome);
 			oc_hold(s, &smp, depth, outcome, true);
 			s->offcpu_initial++;
 		}
@@ -1380,8 +1423,11 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 	}
 	t = now_ns(CLOCK_MONOTONIC);
 	sampler_drain(s->sampler, on_record, s);
-	if (s->oc)
+	if (s->oc) {
 		offcpu_flush(s->oc, t - OFFCPU_MARGIN_NS);
+		if (!s->pte && t > OC_LATE_LOOK_NS + OFFCPU_MARGIN_NS)
+			oc_late_looks(s, t - OFFCPU_MARGIN_NS);
+	}
 	/* Every record up to now is handled: exited processes can go. */
 	process_table_collect(s->procs, forget_maps, s->symcache);
 	if (s->pte)

@@ -41,6 +41,7 @@ struct thread {
 	uint8_t state;
 	bool has_sample, has_record, preempt, initial;
 	bool born;               /* created during the run, not yet switched in */
+	bool looked;             /* offcpu_stackless() listed this block already */
 	uint64_t since;          /* T_OFF: block start; T_DEAD: exit time */
 	void *payload;
 };
@@ -237,6 +238,7 @@ static void go_off(struct offcpu *o, struct thread *e, const struct rec *r)
 	}
 	e->state = T_OFF;
 	e->born = false;
+	e->looked = false;
 	e->since = r->time;
 	e->payload = r->payload;
 	e->has_sample = r->kind != R_OUT;
@@ -374,6 +376,35 @@ void offcpu_finish(struct offcpu *o, uint64_t end)
 	for (size_t i = 0; i < o->cap; i++)
 		if (o->t[i].state == T_OFF)
 			emit(o, &o->t[i], end, 2);
+}
+
+size_t offcpu_stackless(struct offcpu *o, uint64_t before, uint32_t *pids, uint32_t *tids,
+			size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->cap && n < max; i++) {
+		struct thread *e = &o->t[i];
+		if (e->state != T_OFF || e->payload || e->looked || e->since >= before)
+			continue;
+		e->looked = true;
+		pids[n] = e->pid;
+		tids[n++] = e->tid;
+	}
+	return n;
+}
+
+int offcpu_set_stack(struct offcpu *o, uint32_t tid, void *payload)
+{
+	struct thread *e = find(o, tid);
+
+	if (!e || e->state != T_OFF || e->payload) {
+		drop(o, payload);
+		return -ESRCH;
+	}
+	e->payload = payload;
+	o->st.late_looks++;
+	return 0;
 }
 
 void offcpu_get_stats(const struct offcpu *o, struct offcpu_stats *st)

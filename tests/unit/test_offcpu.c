@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <errno.h>
 
 #include "pmutop/sample/offcpu.h"
 
@@ -165,6 +166,39 @@ static void record_without_sample(void **state)
 	offcpu_free(o);
 }
 
+/* A stackless block that lasts is listed once and can be given a stack. */
+static void late_look(void **state)
+{
+	struct got g;
+	struct offcpu *o = tracker(&g);
+	uint32_t pids[4], tids[4];
+	struct offcpu_stats st;
+
+	(void)state;
+	offcpu_thread_new(o, 10, 30, T0);
+	offcpu_switch(o, 10, 30, T0 + 10 * MS, true, false); /* its sample was lost */
+	offcpu_sample(o, 10, 31, T0 + 10 * MS, stack_id(&g, 1)); /* one with a stack */
+	offcpu_flush(o, T0 + 500 * MS);
+	assert_int_equal(offcpu_stackless(o, T0 + 5 * MS, pids, tids, 4), 0); /* too recent */
+	assert_int_equal(offcpu_stackless(o, T0 + 300 * MS, pids, tids, 4), 1);
+	assert_int_equal(tids[0], 30);
+	assert_int_equal(pids[0], 10);
+	assert_int_equal(offcpu_stackless(o, T0 + 300 * MS, pids, tids, 4), 0); /* once */
+	assert_int_equal(offcpu_set_stack(o, 30, stack_id(&g, 5)), 0);
+	assert_int_equal(offcpu_set_stack(o, 31, stack_id(&g, 6)), -ESRCH); /* has one */
+	offcpu_switch(o, 10, 30, T0 + 600 * MS, false, false);
+	offcpu_flush(o, T0 + 700 * MS);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.payload[0], 5);
+	assert_int_equal(g.b[0].end - g.b[0].start, 590 * MS);
+	assert_int_equal(offcpu_set_stack(o, 30, stack_id(&g, 7)), -ESRCH); /* ended */
+	offcpu_get_stats(o, &st);
+	assert_int_equal(st.late_looks, 1);
+	assert_int_equal(st.no_stack, 0);
+	offcpu_free(o);
+	assert_int_equal(g.live, 0);
+}
+
 /* Exit ends a block at the exit time; later records of the thread are late. */
 static void exit_ends_block(void **state)
 {
@@ -284,6 +318,7 @@ int main(void)
 		cmocka_unit_test(waits_for_horizon),
 		cmocka_unit_test(lost_switches_counted),
 		cmocka_unit_test(record_without_sample),
+		cmocka_unit_test(late_look),
 		cmocka_unit_test(exit_ends_block),
 		cmocka_unit_test(initial_and_finish),
 		cmocka_unit_test(initial_after_activity_dropped),

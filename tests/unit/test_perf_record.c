@@ -206,6 +206,37 @@ static void lost_exit_throttle(void **state)
 	assert_int_equal(r.kind, PREC_THROTTLE);
 }
 
+/* PERF_RECORD_SWITCH: who and when from the sample_id trailer, out/in and preempt from misc. */
+static void context_switch(void **state)
+{
+	const uint64_t st = PMUTOP_SAMPLE_TYPE_BASE | PERF_SAMPLE_IDENTIFIER;
+	struct buf b = { .n = sizeof(struct perf_event_header) };
+	struct perf_rec r;
+
+	(void)state;
+	put32x2(&b, 10, 11);   /* TID */
+	put64(&b, 123456789);  /* TIME */
+	put32x2(&b, 1, 0);     /* CPU */
+	put64(&b, 42);         /* IDENTIFIER */
+	finish(&b, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT | PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	assert_int_equal(perf_record_decode(b.b, b.n, st, PMUTOP_REGS_MASK, &r), 0);
+	assert_int_equal(r.kind, PREC_SWITCH);
+	assert_int_equal(r.sw.pid, 10);
+	assert_int_equal(r.sw.tid, 11);
+	assert_int_equal(r.sw.time, 123456789);
+	assert_true(r.sw.out);
+	assert_true(r.sw.preempt);
+
+	finish(&b, PERF_RECORD_SWITCH, 0); /* a switch-in */
+	assert_int_equal(perf_record_decode(b.b, b.n, st, PMUTOP_REGS_MASK, &r), 0);
+	assert_false(r.sw.out);
+	assert_false(r.sw.preempt);
+
+	b.n = sizeof(struct perf_event_header) + 4; /* trailer cut short */
+	finish(&b, PERF_RECORD_SWITCH, 0);
+	assert_int_equal(perf_record_decode(b.b, b.n, st, PMUTOP_REGS_MASK, &r), -EINVAL);
+}
+
 static void random_bytes_never_crash(void **state)
 {
 	uint8_t b[512];
@@ -240,6 +271,7 @@ int main(void)
 		cmocka_unit_test(truncated_records_rejected),
 		cmocka_unit_test(mmap2_and_comm),
 		cmocka_unit_test(lost_exit_throttle),
+		cmocka_unit_test(context_switch),
 		cmocka_unit_test(random_bytes_never_crash),
 	};
 	return cmocka_run_group_tests_name("perf_record", tests, NULL, NULL);

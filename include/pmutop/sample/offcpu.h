@@ -20,6 +20,7 @@
 #define PMUTOP_OFFCPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One finished block: a thread off the CPU from start to end (ns). */
@@ -52,6 +53,7 @@ struct offcpu_stats {
 	uint64_t late;           /* records of a thread after its exit (ignored) */
 	uint64_t ended_by_exit, ended_by_stop;
 	uint64_t queued;         /* records waiting for the horizon now */
+	uint64_t late_looks;     /* stackless blocks given a stack by offcpu_set_stack() */
 };
 
 struct offcpu;
@@ -92,6 +94,18 @@ void offcpu_end_process(struct offcpu *o, uint32_t pid, uint64_t time);
 
 /* Recording ended at `end`: pair all that is queued, end open blocks at `end`. */
 void offcpu_finish(struct offcpu *o, uint64_t end);
+
+/*
+ * Blocks still open with no stack (their switch-out sample was throttled or
+ * lost) that began before `before`: up to max of them, each listed once,
+ * their pid and tid in pids[]/tids[]. The caller may look at such a thread
+ * (it is still blocked) and hand its stack to offcpu_set_stack(), which
+ * attaches it to the open block (0), or drops it when the block has ended
+ * meanwhile (-ESRCH). The payload is owned here either way.
+ */
+size_t offcpu_stackless(struct offcpu *o, uint64_t before, uint32_t *pids, uint32_t *tids,
+			size_t max);
+int offcpu_set_stack(struct offcpu *o, uint32_t tid, void *payload);
 
 void offcpu_get_stats(const struct offcpu *o, struct offcpu_stats *st);
 
