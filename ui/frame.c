@@ -265,7 +265,10 @@ int frame_header(const struct view_ctx *v)
 		x = field(1, x, "event", val);
 		snprintf(val, sizeof(val), st->freq ? "%llu Hz" : "%llu%s",
 			 (unsigned long long)v->period, st->freq ? "" : unit);
-		x = field(1, x, st->freq ? "freq" : "period", val);
+		if (ev->offcpu) /* every switch-out, weighed by the time off the CPU */
+			x = field(1, x, "period", "every switch");
+		else
+			x = field(1, x, st->freq ? "freq" : "period", val);
 		x = field(1, x, "elapsed", duration(st->elapsed, val, sizeof(val)));
 		x = field(1, x, "samples", grouped(st->samples, val, sizeof(val)));
 		snprintf(buf, sizeof(buf), "%.0f/s", v->rate);

@@ -1117,6 +1117,10 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 	/* --period and -F apply to every event; otherwise each has its preset. */
 	for (size_t k = 0; k < s->nevents; k++)
 		s->periods[k] = o->freq ? o->freq : (o->period ? o->period : s->events[k].preset_period);
+	/* offcpu samples every switch-out whatever --period/-F say (sampler.c). */
+	for (size_t k = 0; k < s->nevents; k++)
+		if (s->events[k].offcpu)
+			s->periods[k] = 1;
 	s->period = cfg->period = s->periods[0];
 	cfg->nevents = s->nevents;
 	memcpy(cfg->events, s->events, sizeof(cfg->events));
