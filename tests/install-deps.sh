@@ -25,7 +25,7 @@ PKGS=(
 	libiberty-dev                        # C++/Rust demangler
 	libcapstone-dev                      # disassembler (--annotate)
 	libmicrohttpd-dev curl               # --http server; its e2e test
-	libdebuginfod-dev debuginfod         # debug files by build-id; a real server in t_debuginfod.sh
+	libdebuginfod-dev debuginfod dwz strace  # debug files by build-id; a real server in t_debuginfod.sh
 	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
 	golang-go                            # go tool pprof reads our profiles in e2e tests
 	linux-perf                           # perf, to cross-check workloads

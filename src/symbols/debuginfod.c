@@ -178,6 +178,66 @@ static int fetch_verified(debuginfod_client *c, enum dfd_kind kind, const char *
 	return fd;
 }
 
+/*
+ * The build-id (hex, into out) of the dwz supplement a debug file refers
+ * to in .gnu_debugaltlink (a file name, NUL, the build-id bytes); false
+ * when it has none.
+ */
+static bool altlink_bid(int fd, char *out)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		if (elf)
+			elf_end(elf);
+		return false;
+	}
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *name, *nul;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debugaltlink") || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		nul = memchr(d->d_buf, '\0', d->d_size);
+		n = nul ? d->d_size - (size_t)(nul + 1 - (const char *)d->d_buf) : 0;
+		if (n >= 1 && n <= MAX_BID_HEX / 2) {
+			module_hex_encode(out, (const unsigned char *)nul + 1, n);
+			found = true;
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * A fetched debug file compressed by dwz needs its supplement, which
+ * libdw would fetch itself - on the session's thread, when it reads the
+ * DWARF. Fetch it here first, into the client's cache, where libdw then
+ * finds it without the network (a supplement that is not on the server is
+ * remembered as such by the cache too). Returns 0, or the failure that
+ * makes the debug file unusable here (the servers stopped answering, or
+ * sent a wrong file), with why filled.
+ */
+static int fetch_supplement(debuginfod_client *c, int fd, char *why, size_t whylen)
+{
+	char alt[MAX_BID_HEX + 1], *path = NULL;
+	int afd;
+
+	if (!altlink_bid(fd, alt))
+		return 0;
+	afd = fetch_verified(c, DFD_DEBUGINFO, alt, &path, why, whylen);
+	free(path);
+	if (afd >= 0)
+		close(afd);
+	return afd == -ENOENT ? 0 : afd < 0 ? afd : 0;
+}
+
 /* A failure that says the servers are not answering at all. */
 static bool server_down(int rc)
 {
@@ -234,6 +294,16 @@ static void *worker(void *arg)
 		memcpy(bid, f->items[i].bid, sizeof(bid));
 		pthread_mutex_unlock(&f->mu);
 		rc = fetch_verified(c, kind, bid, &path, why, sizeof(why));
+		if (rc >= 0 && kind == DFD_DEBUGINFO) {
+			int alt = fetch_supplement(c, rc, why, sizeof(why));
+
+			if (alt < 0) {
+				close(rc);
+				free(path);
+				path = NULL;
+				rc = alt;
+			}
+		}
 		pthread_mutex_lock(&f->mu);
 		/* items may have moved (dfd_request grows the array): by index. */
 		if (rc >= 0) {

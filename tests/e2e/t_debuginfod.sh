@@ -18,7 +18,9 @@
 #   5. a server answering garbage, and one answering another build's ELF:
 #      rejected with a note, names fall back, the file leaves the cache;
 #   6. a local debug file with .symtab but no DWARF (by build-id in
-#      PMUTOP_DEBUGINFO_PATH): its names are used (issue 13 item 4).
+#      PMUTOP_DEBUGINFO_PATH): its names are used (issue 13 item 4);
+#   7. a dwz-compressed debug file: its supplement fetched by pmutop's
+#      thread (strace: no connect() from the session's thread), lines right.
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl two_loops
@@ -46,6 +48,18 @@ SRC=$E2E_REPO/tests/workloads/two_loops.c
 L_A=$(grep -n '/\* LOOP_A' "$SRC" | head -1 | cut -d: -f1)
 L_B=$(grep -n '/\* LOOP_B' "$SRC" | head -1 | cut -d: -f1)
 
+# For 7: shares and threads compressed by dwz (shared DIEs moved to a
+# supplement, common.debug), served beside two_loops.
+ALT=
+if command -v dwz >/dev/null; then
+	mkdir -p dz && cp "$W/shares" dz/s && cp "$W/threads" dz/t
+	(cd dz && dwz -m common.debug -M /nowhere/common.debug s t) || fail "dwz failed"
+	readelf -S dz/s | grep -q gnu_debugaltlink || fail "dwz left no .gnu_debugaltlink"
+	ALT=$(readelf -n dz/common.debug | awk '/Build ID:/ { print $3 }')
+	SBID=$(readelf -n dz/s | awk '/Build ID:/ { print $3 }')
+	cp dz/s srv/shares_dwz && cp dz/common.debug srv/common.debug
+fi
+
 free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # The real server: a free port (retried if taken meanwhile), then wait
@@ -61,6 +75,12 @@ for try in 1 2 3; do
 		kill -0 "$SRV" 2>/dev/null || break
 		code=$(curl -s -m 2 -o /dev/null -w '%{http_code}' \
 			"http://127.0.0.1:$PORT/buildid/$BID/debuginfo")
+		[[ $code == 200 && -n $ALT ]] &&
+			code=$(curl -s -m 2 -o /dev/null -w '%{http_code}' \
+				"http://127.0.0.1:$PORT/buildid/$ALT/debuginfo")
+		[[ $code == 200 && -n $ALT ]] &&
+			code=$(curl -s -m 2 -o /dev/null -w '%{http_code}' \
+				"http://127.0.0.1:$PORT/buildid/$SBID/debuginfo")
 		[[ $code == 200 ]] && break
 		sleep 0.1
 	done
@@ -237,5 +257,39 @@ s=$(top_share symtab two_loops)
 info "symtab-only debug file: two_loops has $s%"
 awk -v s="$s" 'BEGIN { exit !(s > 80) }' ||
 	{ pprof -top -nodecount=8 symtab.pb.gz 2>&1 | sed 's/^/    | /'; fail "the debug file's .symtab did not name two_loops"; }
+
+# 7. A dwz-compressed debug file: its supplement (.gnu_debugaltlink) is
+# fetched by pmutop's fetching thread too, before libdw reads the DWARF -
+# libdw would otherwise fetch it on the session's thread. The lines need
+# the supplement (dwz moved shared DIEs there).
+if [[ -n $ALT ]]; then
+	cp dz/s sh_stripped && strip -s sh_stripped
+	if command -v strace >/dev/null; then
+		# Who connects: every connect() must come from another thread than
+		# the one that exec'd pmutop (the session's).
+		DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T/dwz.cache timeout -k 5 60 \
+			strace -f -qq -e trace=execve,connect -o dwz.strace \
+			"$PMUTOP" -e task-clock --duration "$DUR" --no-tui --dump dwz.pb.gz \
+			-- ./sh_stripped $((DUR + 30)) >dwz.out 2>dwz.err
+		RC=$?
+		main=$(awk '/execve\(.*pmutop/ { print $1; exit }' dwz.strace)
+		n_main=$(awk -v m="$main" '$1 == m && /connect\(/' dwz.strace | wc -l)
+		n_all=$(grep -c 'connect(' dwz.strace)
+		info "dwz: $n_all connect() calls, $n_main from the session's thread ($main)"
+		(( n_all >= 1 && n_main == 0 )) ||
+			fail "dwz: the session's thread connected to the server ($n_main of $n_all)"
+	else
+		DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T/dwz.cache run_pmutop dwz -e task-clock \
+			--duration "$DUR" --no-tui --dump dwz.pb.gz -- ./sh_stripped $((DUR + 30))
+	fi
+	(( RC == 0 )) || { show dwz.err; fail "dwz: pmutop exited with status $RC"; }
+	[[ -s dwz.cache/$ALT/debuginfo ]] || fail "dwz: the supplement $ALT is not in the client cache"
+	pprof -lines -top -nodecount=20 dwz.pb.gz >dwz.lines 2>&1
+	grep -qE "[A-J]_expect_[0-9_]+ .*shares\.c:[0-9]+\$" dwz.lines ||
+		{ show dwz.lines 8; fail "dwz: no X_expect_N shares.c:LINE rows through the supplement"; }
+	info "dwz: supplement fetched too: $(grep -m1 -oE '[A-J]_expect_[0-9_]+ .*shares\.c:[0-9]+' dwz.lines)"
+else
+	info "dwz not installed: the supplement case is not run"
+fi
 
 pass "names, lines and code by build-id from debuginfod; down, hanging and lying servers handled"
