@@ -300,7 +300,9 @@ static int pcvalue(const struct gopclntab *t, uint32_t tab, uint64_t entry, uint
 			return -EINVAL;
 		if (uv == 0 && steps > 0)
 			return -EINVAL; /* end of table before pc */
-		val += (int32_t)((uv >> 1) ^ (uint32_t)-(int32_t)(uv & 1));
+		/* Zig-zag delta, added modulo 2^32 as Go does (a corrupt table
+		 * must not overflow a signed int). */
+		val = (int32_t)((uint32_t)val + ((uv >> 1) ^ (0u - (uv & 1))));
 		if (!uvarint(t, &off, &pcd))
 			return -EINVAL;
 		cur += (uint64_t)pcd * t->quantum;

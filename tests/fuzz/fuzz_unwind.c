@@ -20,7 +20,8 @@
  * is rewritten to a code address: mapping (bits 32-47) + offset (low 32
  * bits). The same bytes are also laid out in a live buffer, so reads above
  * the copy find plausible data too. Invariants checked: the frame count is
- * within max, the outcome is a known one, and frame 0 is the sample's IP.
+ * within max (and not 0, unless a kernel-mode sample has no user
+ * registers), the outcome is a known one, and frame 0 is the sample's IP.
  */
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -138,7 +139,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.stack_size = nstack;
 
 	n = unwinder_unwind(fuzz_uw, &s, ips, max, &outcome);
-	if (n > max || (unsigned)outcome >= UNWIND_NOUTCOMES || n == 0)
+	/* No frame only for a kernel-mode sample without user registers
+	 * (nothing of user space to show; the kernel part is the session's). */
+	if (n > max || (unsigned)outcome >= UNWIND_NOUTCOMES ||
+	    (n == 0 && (s.abi || (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)))
 		__builtin_trap();
 	if (s.abi && (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER &&
 	    ips[0] != s.regs[FUZZ_UW_IP])
