@@ -14,7 +14,8 @@
 #     ends by itself, exit status 0, a profile whose blocks end at the exit
 #     (the parked thread's time is the target's run, not pmutop's).
 #     The -e task-clock,offcpu table's wall column gives a function that only
-#     waits the recording's length; --http serves event=offcpu.
+#     waits the recording's length; --http serves event=offcpu; a switch
+#     storm in tiny buffers (pingpong, --mmap-pages 8) reports its losses.
 #  3. As nobody: pmutop either profiles its own process or refuses with an
 #     error naming kernel.perf_event_paranoid, never a crash or hang.
 source "$(dirname "$0")/lib.sh"
@@ -122,6 +123,24 @@ pprof -raw http.pb.gz 2>/dev/null | grep -q "offcpu/nanoseconds" || fail "event=
 hp=$(cum_ms http.pb.gz offcpu parked parked_forever)
 info "over HTTP: parked_forever ${hp} ms in a 1 s profile"
 awk -v p="$hp" 'BEGIN { exit !(p >= 900 && p <= 1200) }' || fail "event=offcpu over HTTP: parked thread not accounted"
+
+# 2d. Switches faster than pmutop can keep: nothing lost silently. pingpong
+# blocks each of its two threads once per round; with tiny buffers the
+# kernel drops records, and the summary must say so - else the blocks are
+# all there.
+ROUNDS=20000
+need_wl pingpong
+PM_TIMEOUT=60 run_pmutop pp -e offcpu --mmap-pages 8 -o /dev/null -- "$W/pingpong" "$ROUNDS" pp.time
+(( RC == 0 )) || { show pp.err; fail "pingpong run exited with status $RC"; }
+grep -E "offcpu: [0-9]+ blocks|lost [0-9]+" pp.err | sed 's/^/    | /'
+blocks=$(sed -n 's/.*offcpu: \([0-9]*\) blocks.*/\1/p' pp.err)
+lost=$(sed -n 's/.*; lost \([0-9]*\), throttled.*/\1/p' pp.err)
+[[ -n $blocks && -n $lost ]] || fail "no offcpu or lost count in the pingpong summary"
+if (( blocks < ROUNDS * 2 * 95 / 100 )); then
+	(( lost > 0 )) && grep -q "WARNING: the kernel dropped" pp.err ||
+		fail "$blocks blocks of $((ROUNDS * 2)) switch-outs and no loss reported"
+	info "$blocks of $((ROUNDS * 2)) switch-outs recorded; the kernel's $lost lost records reported"
+fi
 
 # 3. As nobody.
 if command -v setpriv >/dev/null 2>&1 && (( EUID == 0 )); then
