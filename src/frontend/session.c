@@ -416,7 +416,12 @@ static void oc_look_at_blocked(struct session *s)
 			enum unwind_outcome outcome;
 			unsigned depth;
 
-			if ((state != 'S' && state != 'D') ||
+			bool named = !s->o->ntids;
+
+			/* -t: only the threads named are sampled, so only they are looked at. */
+			for (size_t t = 0; t < s->o->ntids && !named; t++)
+				named = s->o->tids[t] == tids[j];
+			if (!named || (state != 'S' && state != 'D') ||
 			    oc_look(s, p, s->pids[i], tids[j], stack, &smp, &depth, &outcome))
 				continue;
 			oc_hold(s, &smp, depth, outcome, true);
