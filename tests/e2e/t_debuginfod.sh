@@ -266,7 +266,9 @@ if [[ -n $ALT ]]; then
 	cp dz/s sh_stripped && strip -s sh_stripped
 	if command -v strace >/dev/null; then
 		# Who connects: every connect() must come from another thread than
-		# the one that exec'd pmutop (the session's).
+		# the one that exec'd pmutop (the session's). (LeakSanitizer cannot
+		# run under ptrace: off for this run in ASan builds.)
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T/dwz.cache timeout -k 5 60 \
 			strace -f -qq -e trace=execve,connect -o dwz.strace \
 			"$PMUTOP" -e task-clock --duration "$DUR" --no-tui --dump dwz.pb.gz \
