@@ -14,6 +14,9 @@ Sections (each figure a ratio or an error measured side by side in one run):
      and C ones side by side, and lost samples at 10k samples/s per thread.
   7. -e offcpu: target slowdown and pmutop's CPU per 1,000 context switches on
      a ping-pong of two threads (every round blocks both), against unprofiled.
+  8. many processes (issue 21): pmutop's CPU per 1,000 samples and peak RSS
+     attached to 500 live, mostly idle processes and to a parent starting 100
+     processes a second, each against one process doing the same CPU work.
 
 Environment (run.sh sets the first two):
   PMUTOP, WORKLOAD_DIR   the binary under test and the built workloads
@@ -64,7 +67,7 @@ if PERF and not os.access(PERF, os.X_OK):
 PERF_ARGS = os.environ.get("BENCH_PERF_ARGS", "").split()
 RESULTS = os.environ.get("BENCH_RESULTS") or os.path.join(REPO, "bench", "RESULTS.md")
 KEEP = os.environ.get("BENCH_KEEP", "0") == "1"
-SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5,6,7").split(",") if s.strip()]
+SECTIONS = [s.strip() for s in os.environ.get("BENCH_SECTIONS", "1,2,3,4,5,6,7,8").split(",") if s.strip()]
 
 # Run lengths: full (<= ~15 min in all) and quick (~2 min).
 P = dict(
@@ -82,6 +85,8 @@ P = dict(
     scale_secs=1.5 if QUICK else 5.0,
     scale_threads=(10, 100, 1000),
     stack=16384,
+    procs_secs=2.0 if QUICK else 5.0,
+    procs_reps=1 if QUICK else 3,
 )
 
 ERRORS = []        # real errors: make the run fail
@@ -836,6 +841,108 @@ def render7(res):
 
 
 # --------------------------------------------------------------------------
+# section 8: many processes
+
+PROC_FOLLOWED = re.compile(r"processes: (\d+) followed")
+
+
+def procs_run(variant, ev, period, rep):
+    """pmutop -p PARENT on a fanout process tree; its cost and what it followed.
+    pool500: 500 workers, 0.5 ms of CPU each per second (0.25 CPU in all);
+    rate100: 100 new processes a second, 2 ms of CPU each (0.2 CPU);
+    the one-process baselines do the same CPU work in a single worker."""
+    fan = os.path.join(WL, "fanout")
+    secs = P["procs_secs"]
+    life = str(int(secs + 60))
+    argv = {"pool500": [fan, "pool", "500", life, "0.5"],
+            "pool1": [fan, "pool", "1", life, "250"],
+            "rate100": [fan, "rate", "100", life, "2"],
+            "rate1": [fan, "pool", "1", life, "200"]}[variant]
+    tag = "procs-%s-%s" % (variant, rep)
+    bg = start_wl(argv, tag)
+    try:
+        if argv[1] == "pool":
+            deadline = time.monotonic() + 120
+            while "ready" not in open(path(tag + ".wl.log")).read():
+                if time.monotonic() > deadline:
+                    raise BenchError("fanout pool did not report ready (%s)" % tag)
+                time.sleep(0.05)
+        time.sleep(1.0)  # the tree at full size, the churn at its rate
+        extra = ["--subprocesses"] if argv[1] == "pool" else []
+        r, prof, s = pmutop_attach(bg.pid, ev, period, secs, tag, extra)
+    finally:
+        stop_wl(bg)
+    m = PROC_FOLLOWED.search(r.stderr or "")
+    if not s["samples"]:
+        raise BenchError("pmutop recorded no samples (%s): %s" % (tag, r.tail()))
+    return dict(samples=s["samples"], cpu=r.cpu, rss_kb=r.maxrss_kb, lost=s["lost"] or 0,
+                elapsed=s["elapsed"] or secs, followed=int(m.group(1)) if m else 1)
+
+
+def section8(ev):
+    if not os.access(os.path.join(WL, "fanout"), os.X_OK):
+        raise BenchError("workload fanout not built (make workloads)")
+    period = 250000 if ev.endswith("clock") else 1000000
+    order = ("pool500", "pool1", "rate100", "rate1")
+    data = {v: [] for v in order}
+    for rep in range(P["procs_reps"]):
+        for v in (order if rep % 2 == 0 else tuple(reversed(order))):
+            try:
+                m = procs_run(v, ev, period, rep)
+                data[v].append(m)
+                log("§8 %-7s rep %d: %d samples, %.3f CPU-s (%.1f ms per 1k), RSS %d KiB, "
+                    "%d processes followed, lost %d" % (
+                        v, rep + 1, m["samples"], m["cpu"], 1e6 * m["cpu"] / m["samples"],
+                        m["rss_kb"], m["followed"], m["lost"]))
+            except BenchError as e:
+                error("§8 %s rep %d: %s" % (v, rep + 1, e))
+    return dict(period=period, ev=ev, data=data)
+
+
+def render8(res):
+    D = res["data"]
+    per_k = lambda ms: [1e6 * m["cpu"] / m["samples"] for m in ms]  # ms per 1,000 samples
+    rows = []
+    labels = {"pool500": "500 live processes (0.5 ms CPU/s each)",
+              "pool1": "1 process, same CPU (0.25 s/s)",
+              "rate100": "100 process starts/s (2 ms CPU each, half exec)",
+              "rate1": "1 process, same CPU (0.2 s/s)"}
+    for v, base in (("pool500", "pool1"), ("pool1", None), ("rate100", "rate1"),
+                    ("rate1", None)):
+        ms = D[v]
+        if not ms:
+            rows.append([labels[v]] + ["ERROR"] * 7)
+            continue
+        k = per_k(ms)
+        rss = bl.median([m["rss_kb"] for m in ms]) / 1024
+        ratio_k = ratio_rss = "—"
+        if base and D[base]:
+            ratio_k = "%.2f×" % (bl.median(k) / bl.median(per_k(D[base])))
+            ratio_rss = "%.2f×" % (rss / (bl.median([m["rss_kb"] for m in D[base]]) / 1024))
+        rows.append([labels[v], "%d" % len(ms),
+                     fint(bl.median([m["samples"] / m["elapsed"] for m in ms])),
+                     "%.1f (%.1f–%.1f)" % (bl.median(k), min(k), max(k)), ratio_k,
+                     "%.1f" % rss, ratio_rss,
+                     fint(bl.median([m["followed"] for m in ms])),
+                     fint(bl.median([m["lost"] for m in ms]))])
+    out = ["`pmutop -p PARENT -e %s --period %d --duration %.0f --dump F` (`--subprocesses` for "
+           "the pools, which fork before the attach; the churning parent's children are "
+           "followed as they start), on `fanout pool` / `fanout rate` (tests/workloads/"
+           "fanout.c), each against one process doing the same CPU work; interleaved runs, "
+           "medians." % (res["ev"], res["period"], P["procs_secs"]), ""]
+    out.append(table(["target", "runs", "samples/s", "pmutop CPU ms per 1,000 samples "
+                      "(median, range)", "vs 1 process", "peak RSS MiB", "vs 1 process",
+                      "processes followed", "lost"], rows))
+    out.append("\npmutop CPU = user+sys of the whole pmutop process (attach with /proc reads "
+               "of every process's maps, sampling, unwinding, symbolization, writing the "
+               "profile), so at 1,000 samples/s it uses that many ms of CPU per second. The "
+               "ratio to one process is the price of the processes themselves: a maps table, "
+               "an unwinder and a JIT-map check per process, and per exec'd child its "
+               "MMAP2/COMM records; ELF modules are shared (one module cache).")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------
 # section 3: pmutop's own cost
 
 def cost_pmutop(wl_argv, ev, period, secs, tag):
@@ -1459,6 +1566,8 @@ def main():
                  lambda r: render6(r, ev)),
                 ("7", "## 7. Off-CPU time (`-e offcpu`): cost per context switch",
                  section7, render7),
+                ("8", "## 8. Many processes: 500 live, 100 starts a second",
+                 lambda: section8(ev), render8),
                 # last: its maximum-rate test may make the kernel lower
                 # perf_event_max_sample_rate for everything after it
                 ("5", "## 5. The flame graph page on big profiles (headless chromium)",
@@ -1507,7 +1616,7 @@ def main():
             "measurements if the load average above is high, and timings are then noisy." % (
                 perf_ev(ev), "; extra perf record arguments: `%s`" % " ".join(PERF_ARGS)
                 if PERF_ARGS else ""), ""]
-    for sid in ("1", "2", "3", "4", "5", "6"):
+    for sid in ("1", "2", "3", "4", "5", "6", "7", "8"):
         if sid in parts:
             body.append(parts[sid] + "\n")
     if NOTES:

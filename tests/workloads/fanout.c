@@ -17,9 +17,18 @@
  *   fanout spin SECONDS       spin in solo_spin() for SECONDS (wall).
  *   fanout storm SECONDS      fork children that exit at once, as fast as
  *                             possible, for SECONDS; prints how many.
+ *   fanout pool W SECONDS MS  fork W workers that each do MS ms of CPU time
+ *                             in work_1() per second and sleep the rest, for
+ *                             SECONDS (wall); "ready" once all are forked
+ *                             (many live, mostly idle processes: bench §8).
+ *   fanout rate R SECONDS MS  start R children per second for SECONDS, each
+ *                             doing MS ms of CPU time in work_2() (odd ones
+ *                             after exec'ing this program); prints how many
+ *                             were started (process churn: bench §8).
  *   fanout child K MS         (internal) MS of CPU time in work_K().
  */
 #include <signal.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,6 +141,86 @@ static int prefork(long w, double secs)
 	return 0;
 }
 
+static int pool(long w, double secs, double ms)
+{
+	int go[2];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* The workers wait until all are forked: the parent forks on a quiet CPU. */
+	if (pipe(go)) {
+		perror("fanout: pipe");
+		return 1;
+	}
+	for (long i = 0; i < w; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			char c;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);  /* the pool ends with its parent */
+			close(go[1]);
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			/* Staggered over the second, so the workers do not all wake at once. */
+			double end = wl_now() + secs, next = wl_now() + (double)i / (double)w;
+
+			while (wl_now() < end) {
+				double now = wl_now();
+
+				if (now < next)
+					usleep((useconds_t)((next - now) * 1e6));
+				work_1(ms);
+				next += 1.0;
+			}
+			_exit(0);
+		}
+		if (pid < 0) {
+			perror("fanout: fork");
+			break;
+		}
+	}
+	close(go[1]);
+	printf("ready\n");
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+static int rate(const char *self, double per_s, double secs, double ms)
+{
+	double start = wl_now(), end = start + secs;
+	long n = 0;
+
+	while (wl_now() < end) {
+		pid_t pid;
+
+		/* The next start is due at start + n / per_s. */
+		while (wl_now() < start + (double)n / per_s)
+			usleep(1000);
+		pid = fork();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);  /* kept over exec (not setuid) */
+			if (n % 2) {
+				char m[32];
+
+				snprintf(m, sizeof(m), "%.3f", ms);
+				execl(self, self, "child", "2", m, (char *)NULL);
+				_exit(127);
+			}
+			work_2(ms);
+			_exit(0);
+		}
+		if (pid > 0)
+			n++;
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("%ld\n", n);
+	return 0;
+}
+
 static int storm(double secs)
 {
 	double end = wl_now() + secs;
@@ -157,7 +246,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 
-	if (!strcmp(mode, "run") && argc == 4) {
+	if ((!strcmp(mode, "run") && argc == 4) || (!strcmp(mode, "rate") && argc == 5)) {
 		/* The real path, so an exec'd child is named "fanout", not "exe". */
 		static char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -165,8 +254,12 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			return 2;
 		self[n] = 0;
+		if (argc == 5)
+			return rate(self, atof(argv[2]), atof(argv[3]), atof(argv[4]));
 		return run(self, atol(argv[2]), atof(argv[3]));
 	}
+	if (!strcmp(mode, "pool") && argc == 5)
+		return pool(atol(argv[2]), atof(argv[3]), atof(argv[4]));
 	if (!strcmp(mode, "child") && argc == 4) {
 		work(atoi(argv[2]), atof(argv[3]));
 		return 0;
@@ -180,6 +273,6 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "storm") && argc == 3)
 		return storm(atof(argv[2]));
 	fprintf(stderr, "usage: fanout run N UNIT_MS | prefork W SECONDS | spin SECONDS | "
-		"storm SECONDS\n");
+		"storm SECONDS | pool W SECONDS MS | rate R SECONDS MS\n");
 	return 2;
 }
