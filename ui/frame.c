@@ -281,6 +281,11 @@ int frame_header(const struct view_ctx *v)
 		/* Attached while sampling; afterwards, those that had samples. */
 		snprintf(val, sizeof(val), "%zu", v->ended ? nthreads : st->threads_attached);
 		x = field(2, x, "threads", val);
+		/* Children, -p A,B, -a: processes followed now (at the end: ever). */
+		if (st->procs.seen > 1) {
+			snprintf(val, sizeof(val), "%zu", v->ended ? st->procs.seen : st->procs.live);
+			x = field(2, x, "procs", val);
+		}
 		snprintf(val, sizeof(val), "%.1f%%", st->self_cpu);
 		x = field(2, x, "overhead", val);
 		view_settings(v, 2, x);
