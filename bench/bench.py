@@ -923,7 +923,9 @@ def render8(res):
                      fint(bl.median([m["samples"] / m["elapsed"] for m in ms])),
                      "%.1f (%.1f–%.1f)" % (bl.median(k), min(k), max(k)), ratio_k,
                      "%.1f" % rss, ratio_rss,
-                     fint(bl.median([m["followed"] for m in ms])),
+                     fint(bl.median([m["followed"] for m in ms])) if v != "rate100" else
+                     "%s (%.0f/s)" % (fint(bl.median([m["followed"] for m in ms])),
+                                      bl.median([(m["followed"] - 1) / m["elapsed"] for m in ms])),
                      fint(bl.median([m["lost"] for m in ms]))])
     out = ["`pmutop -p PARENT -e %s --period %d --duration %.0f --dump F` (`--subprocesses` for "
            "the pools, which fork before the attach; the churning parent's children are "
@@ -938,7 +940,9 @@ def render8(res):
                "profile), so at 1,000 samples/s it uses that many ms of CPU per second. The "
                "ratio to one process is the price of the processes themselves: a maps table, "
                "an unwinder and a JIT-map check per process, and per exec'd child its "
-               "MMAP2/COMM records; ELF modules are shared (one module cache).")
+               "MMAP2/COMM records; ELF modules are shared (one module cache). For the churn, "
+               "processes followed counts the children started during the run (per second: "
+               "the start rate the parent reached on this machine).")
     return "\n".join(out)
 
 
