@@ -28,6 +28,7 @@
  *   fanout child K MS         (internal) MS of CPU time in work_K().
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/prctl.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -141,6 +142,13 @@ static int prefork(long w, double secs)
 	return 0;
 }
 
+/* Collect exited children: those already gone, or (all) every one. */
+static void reap(bool all)
+{
+	while (all ? wait(NULL) > 0 : waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
 static int pool(long w, double secs, double ms)
 {
 	int go[2];
@@ -210,13 +218,10 @@ static int rate(const char *self, double per_s, double secs, double ms)
 			work_2(ms);
 			_exit(0);
 		}
-		if (pid > 0)
-			n++;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
+		n += pid > 0;
+		reap(false);
 	}
-	while (wait(NULL) > 0)
-		;
+	reap(true);
 	printf("%ld\n", n);
 	return 0;
 }
@@ -231,13 +236,10 @@ static int storm(double secs)
 
 		if (pid == 0)
 			_exit(0);
-		if (pid > 0)
-			n++;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
+		n += pid > 0;
+		reap(false);
 	}
-	while (wait(NULL) > 0)
-		;
+	reap(true);
 	printf("%ld\n", n);
 	return 0;
 }
