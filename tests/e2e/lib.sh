@@ -80,6 +80,9 @@ e2e_cleanup() {
 # Set up a test: resolve paths, check the binary, the workloads and go,
 # make a temp dir $T (removed on exit) and cd into it.
 e2e_init() {
+	# Hermetic: no debuginfod server from the user's login (Debian's profile
+	# may set one); t_debuginfod names its own per run.
+	unset DEBUGINFOD_URLS
 	e2e_resolve_paths
 	[[ -x $PMUTOP ]] || fail "pmutop binary $PMUTOP not found (make pmutop; or set PMUTOP)"
 	[[ -d $WORKLOAD_DIR ]] || fail "workloads not built in $WORKLOAD_DIR (make workloads)"
