@@ -6,6 +6,9 @@
 # and ends with exactly "unit: N passed, N failed" counting binaries. Exits 1
 # if any binary failed (non-zero exit, including a crash or sanitizer abort).
 set -uo pipefail
+# Hermetic: no debuginfod server from the user's login (test_debuginfod
+# serves its own from a directory).
+unset DEBUGINFOD_URLS
 
 passed=0
 failed=0
