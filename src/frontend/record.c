@@ -92,6 +92,10 @@ static void print_summary(const struct session *s, FILE *out)
 			(unsigned long long)oc->ended_by_exit,
 			(unsigned long long)oc->ended_by_stop, (unsigned long long)oc->unmatched,
 			(unsigned long long)oc->orphan_in);
+		if (st.offcpu_lost)
+			fprintf(out, "pmutop: offcpu: %llu blocks dropped: their process was gone "
+				"(or not followed) when they ended\n",
+				(unsigned long long)st.offcpu_lost);
 	}
 	if (st.lost)
 		fprintf(out, "pmutop: WARNING: the kernel dropped %llu samples (buffer full); "
