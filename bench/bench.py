@@ -764,12 +764,12 @@ def render2(res):
 # --------------------------------------------------------------------------
 # section 7: -e offcpu's cost per context switch
 
-def pingpong_run(kind, rounds, rep):
+def pingpong_run(kind, rounds, rep, spin=0):
     """One pingpong run, unprofiled or under pmutop -e offcpu (launch mode)."""
-    tag = "oc-%s-%s" % (kind, rep)
+    tag = "oc-%s-%s-%d" % (kind, rep, spin)
     tf = path(tag + ".time")
     rm(tf)
-    argv_wl = [os.path.join(WL, "pingpong"), str(rounds), tf]
+    argv_wl = [os.path.join(WL, "pingpong"), str(rounds), tf, str(spin)]
     blocks = lost = None
     if kind == "none":
         r = bl.run(argv_wl, 300, path(tag + ".out"), path(tag + ".err"))
@@ -794,44 +794,67 @@ def pingpong_run(kind, rounds, rep):
 def section7():
     if not os.access(os.path.join(WL, "pingpong"), os.X_OK):
         raise BenchError("workload pingpong not built (make workloads)")
-    r = pingpong_run("none", 20000, "cal")
-    rounds = max(1000, int(20000 * (0.5 if QUICK else 1.5) / max(r["wall"], 1e-3)))
-    log("§7 pingpong: %d rounds (~%.2f s unprofiled)" % (rounds, r["wall"] * rounds / 20000))
-    data = {"none": [], "offcpu": []}
-    for rep in range(3 if QUICK else 5):
-        for kind in (("none", "offcpu") if rep % 2 == 0 else ("offcpu", "none")):
-            try:
-                m = pingpong_run(kind, rounds, rep)
-                data[kind].append(m)
-                log("§7 rep %d %-7s wall %.3f s blocks %s lost %s"
-                    % (rep + 1, kind, m["wall"], m["blocks"], m["lost"]))
-            except BenchError as e:
-                error("§7 %s rep %d: %s" % (kind, rep + 1, e))
-    return dict(rounds=rounds, data=data)
+    res = []
+    # Two rates: as fast as the pipes go, and with ~1 ms of work per round.
+    for spin in (0, 400000):
+        r = pingpong_run("none", 5000, "cal", spin)
+        rounds = max(500, int(5000 * (0.5 if QUICK else 1.5) / max(r["wall"], 1e-3)))
+        log("§7 pingpong spin %d: %d rounds (~%.2f s unprofiled)"
+            % (spin, rounds, r["wall"] * rounds / 5000))
+        data = {"none": [], "offcpu": []}
+        for rep in range(3 if QUICK else 5):
+            for kind in (("none", "offcpu") if rep % 2 == 0 else ("offcpu", "none")):
+                try:
+                    m = pingpong_run(kind, rounds, rep, spin)
+                    data[kind].append(m)
+                    log("§7 spin %d rep %d %-7s wall %.3f s blocks %s lost %s"
+                        % (spin, rep + 1, kind, m["wall"], m["blocks"], m["lost"]))
+                except BenchError as e:
+                    error("§7 %s rep %d: %s" % (kind, rep + 1, e))
+        res.append(dict(rounds=rounds, spin=spin, data=data))
+    return res
 
 
 def render7(res):
-    D = res["data"]
-    if not D["none"] or not D["offcpu"]:
-        return "ERROR: no complete run (see the log)."
-    base = bl.median([m["wall"] for m in D["none"]])
-    rows = [["unprofiled", "%d" % len(D["none"]), "%.3f" % base, "1.000×", "—", "—", "—", "—"]]
-    ms = D["offcpu"]
-    w = bl.median([m["wall"] for m in ms])
-    per_k = [1e6 * m["prof_cpu"] / m["blocks"] for m in ms if m["blocks"]]  # ms per 1,000
-    rows.append(["pmutop -e offcpu", "%d" % len(ms), "%.3f" % w, "%.2f×" % (w / base),
-                 fint(bl.median([m["blocks"] / m["wall"] for m in ms])),
-                 fmt(bl.median([m["prof_cpu"] for m in ms]), "%.2f"),
-                 "%.1f (%.1f–%.1f)" % (bl.median(per_k), min(per_k), max(per_k)),
-                 fint(bl.median([m["lost"] for m in ms]))])
-    out = ["Work: `pingpong %d TIMEFILE`: two threads pass a byte over pipes, each blocking "
-           "once per round (2 switch-outs per round, %d in all), the worst case for "
-           "`-e offcpu`: every switch-out is a sample with a stack copy to unwind. wall = the "
-           "rounds' own CLOCK_MONOTONIC time; medians over interleaved runs."
-           % (res["rounds"], 2 * res["rounds"]), ""]
-    out.append(table(["variant", "runs", "median wall (s)", "target slowdown",
-                      "blocks/s recorded", "pmutop CPU-s (median)",
+    rows = []
+    for r in res:
+        D = r["data"]
+        name = "pingpong %d T %d" % (r["rounds"], r["spin"])
+        if not D["none"] or not D["offcpu"]:
+            rows.append([name, "ERROR: no complete run (see the log)", "", "", "", "", "", "", ""])
+            continue
+        base = bl.median([m["wall"] for m in D["none"]])
+        ms = D["offcpu"]
+        w = bl.median([m["wall"] for m in ms])
+        per_k = [1e6 * m["prof_cpu"] / m["blocks"] for m in ms if m["blocks"]]  # ms per 1,000
+        slow = [m["wall"] / base for m in ms]
+        rows.append([name, "%d/%d" % (len(D["none"]), len(ms)),
+                     fint(2 * r["rounds"] / base), "%.3f" % base, "%.3f" % w,
+                     "%.2f× (%.2f–%.2f)" % (w / base, min(slow), max(slow)),
+                     fint(bl.median([m["blocks"] / m["wall"] for m in ms])),
+                     fmt(bl.median([m["prof_cpu"] for m in ms]), "%.2f"),
+                     "%.1f (%.1f–%.1f)" % (bl.median(per_k), min(per_k), max(per_k)),
+                     fint(bl.median([m["lost"] for m in ms]))])
+    out = ["Work: `pingpong ROUNDS TIMEFILE SPIN`: two threads pass a byte over pipes, each "
+           "blocking once per round (2 switch-outs per round); SPIN steps of work per round "
+           "lower the rate. SPIN 0 is the worst case for `-e offcpu`: every switch-out is a "
+           "sample with a stack copy to unwind. wall = the rounds' own CLOCK_MONOTONIC time; "
+           "medians over interleaved runs (unprofiled and `pmutop -e offcpu`, launch mode).", ""]
+    out.append(table(["work", "runs (none/offcpu)", "switch-outs/s unprofiled",
+                      "median wall unprofiled (s)", "median wall under pmutop (s)",
+                      "target slowdown (median, range)", "blocks/s recorded",
+                      "pmutop CPU-s (median)",
                       "pmutop CPU ms per 1,000 switches (median, range)", "lost (median)"], rows))
+    full = [r for r in res if r["data"]["offcpu"]]
+    if len(full) == 2:
+        cpu = [bl.median([m["prof_cpu"] for m in r["data"]["offcpu"]]) for r in full]
+        blk = [bl.median([m["blocks"] for m in r["data"]["offcpu"]]) for r in full]
+        if blk[0] != blk[1]:
+            out.append("\nMarginal cost, between the two rows (pmutop's fixed start and end - "
+                       "kernel symbols, modules - cancel out): **%.1f ms of pmutop CPU per "
+                       "1,000 switch-outs** recorded ((%.2f − %.2f) CPU-s / (%s − %s) blocks)."
+                       % (1e6 * (cpu[0] - cpu[1]) / (blk[0] - blk[1]), cpu[0], cpu[1],
+                          fint(blk[0]), fint(blk[1])))
     out.append("\n`pmutop CPU-s` = pmutop's user+sys CPU (wait4) minus the target's own "
                "(getrusage in pingpong); per 1,000 switches = that over the blocks pmutop "
                "recorded. A target that blocks a few hundred times a second (a server "
