@@ -281,6 +281,7 @@ static void finish(struct tui *t)
 			"throttled %llu\n", (unsigned long long)st.total.samples, st.event.name,
 			st.elapsed, st.threads_seen, st.threads_seen == 1 ? "" : "s",
 			(unsigned long long)st.total.lost, (unsigned long long)st.total.throttled);
+		process_stats_print(&st.procs, st.unfollowed_samples, stderr);
 		if (st.resets)
 			fprintf(stderr, "pmutop: since the last reset (z at %.1f s): %llu samples; "
 				"lost %llu, throttled %llu%s\n", st.window_start,

@@ -435,6 +435,28 @@ void process_table_stats(const struct process_table *t, struct process_stats *st
 	*st = t->st;
 }
 
+void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samples, FILE *out)
+{
+	size_t skipped = 0;
+
+	for (int i = 0; i < PROC_SKIP_N; i++)
+		skipped += p->skipped[i];
+	if (p->seen <= 1 && !skipped)
+		return;
+	fprintf(out, "pmutop: processes: %zu followed (%zu exited, %zu still running)", p->seen,
+		p->exited, p->live);
+	if (skipped) {
+		fprintf(out, "; %zu not followed:", skipped);
+		for (int i = 0; i < PROC_SKIP_N; i++)
+			if (p->skipped[i])
+				fprintf(out, " %zu %s", p->skipped[i], process_skip_name(i));
+		if (unfollowed_samples)
+			fprintf(out, " (%llu samples of theirs dropped)",
+				(unsigned long long)unfollowed_samples);
+	}
+	fprintf(out, "\n");
+}
+
 const char *process_skip_name(enum process_skip why)
 {
 	static const char *const names[PROC_SKIP_N] = {

@@ -24,30 +24,6 @@
 #include "pmutop/unwind/unwind.h"
 #include "pmutop/profile/table.h"
 
-/* Processes followed, exited, and not followed with why (when any but the target). */
-static void print_processes(const struct session_status *st, FILE *out)
-{
-	const struct process_stats *p = &st->procs;
-	size_t skipped = 0;
-
-	for (int i = 0; i < PROC_SKIP_N; i++)
-		skipped += p->skipped[i];
-	if (p->seen <= 1 && !skipped)
-		return;
-	fprintf(out, "pmutop: processes: %zu followed (%zu exited, %zu still running)", p->seen,
-		p->exited, p->live);
-	if (skipped) {
-		fprintf(out, "; %zu not followed:", skipped);
-		for (int i = 0; i < PROC_SKIP_N; i++)
-			if (p->skipped[i])
-				fprintf(out, " %zu %s", p->skipped[i], process_skip_name(i));
-		if (st->unfollowed_samples)
-			fprintf(out, " (%llu samples of theirs dropped)",
-				(unsigned long long)st->unfollowed_samples);
-	}
-	fprintf(out, "\n");
-}
-
 static void print_summary(const struct session *s, FILE *out)
 {
 	const struct agg_info *info = aggregate_info_const(session_aggregate(s));
@@ -78,7 +54,7 @@ static void print_summary(const struct session *s, FILE *out)
 			"the address detail of %llu leaf samples\n",
 			(unsigned long long)st.total.compacted, (unsigned long long)st.total.threads_folded,
 			(unsigned long long)info->leaf_dropped);
-	print_processes(&st, out);
+	process_stats_print(&st.procs, st.unfollowed_samples, out);
 	if (st.offcpu) {
 		const struct offcpu_stats *oc = &st.offcpu_stats;
 		fprintf(out, "pmutop: offcpu: %llu blocks", (unsigned long long)oc->blocks);

@@ -173,6 +173,9 @@ keys Escape
 screen | grep -qE "^ +$sp shares .*\*$" || { show_screen; problem "Esc did not come back to the list on shares"; }
 keys q
 wait_for "EXIT=0" 30 || problem "q did not exit 0"
+grep -E '^pmutop: processes: [0-9]+ followed' view.err | sed 's/^/    | /'
+grep -qE '^pmutop: processes: [0-9]+ followed \([0-9]+ exited, [0-9]+ still running\)' view.err ||
+	problem "the live view's summary does not count the processes"
 
 (( errs == 0 )) || fail "$errs problem(s)"
 pass "process table, --by-process, folded by process, HTTP ?pid=, --stacks over the tree; -a: shares by process match CPU time, live drill-in and back"

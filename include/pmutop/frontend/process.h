@@ -130,5 +130,12 @@ void process_table_stats(const struct process_table *t, struct process_stats *st
 struct unwind_stats;
 void process_table_unwind_stats(const struct process_table *t, struct unwind_stats *st);
 const char *process_skip_name(enum process_skip why);
+/*
+ * The summary line "pmutop: processes: N followed (E exited, L still
+ * running); K not followed: ... (S samples of theirs dropped)" to out,
+ * when more than one process was followed or any was not (batch and live
+ * view alike); nothing otherwise.
+ */
+void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samples, FILE *out);
 
 #endif
