@@ -100,6 +100,8 @@ static const char *const group_titles[CLI_NGROUPS] = {
 /* "events" / "event" / "ns" after a preset period. */
 static const char *event_unit(const struct pmu_event *ev)
 {
+	if (ev->offcpu)
+		return "switch-out: each weighs its time off the CPU, in ns";
 	if (!strcmp(ev->unit, "nanoseconds"))
 		return "ns";
 	return ev->preset_period == 1 ? "event" : "events";
