@@ -47,7 +47,7 @@ share_check() { # NAME MEASURED_MS TOTAL_MS EXPECTED_PCT
 }
 
 # 1. Attach.
-start_bg "$W/offcpu" $((DUR + 20))
+start_bg "$W/offcpu" $((DUR + 60))
 WPID=$BG_PID
 wait_started "$WPID"
 sleep 0.3
@@ -140,6 +140,20 @@ if (( blocks < ROUNDS * 2 * 95 / 100 )); then
 	(( lost > 0 )) && grep -q "WARNING: the kernel dropped" pp.err ||
 		fail "$blocks blocks of $((ROUNDS * 2)) switch-outs and no loss reported"
 	info "$blocks of $((ROUNDS * 2)) switch-outs recorded; the kernel's $lost lost records reported"
+fi
+
+# 2e. With a hardware event where the machine has a PMU: -e cycles,offcpu.
+pick_event
+if [[ $EV == cycles ]]; then
+	run_pmutop hw -p "$WPID" -e cycles,offcpu --duration 1 --dump hw.pb.gz
+	(( RC == 0 )) || { show hw.err; fail "-e cycles,offcpu exited with status $RC"; }
+	pprof -raw hw.pb.gz 2>/dev/null | grep -qE "cycles/count.*offcpu/nanoseconds" ||
+		fail "-e cycles,offcpu: not both sample types in one profile"
+	hwp=$(cum_ms hw.pb.gz offcpu parked parked_forever)
+	awk -v p="$hwp" 'BEGIN { exit !(p >= 900 && p <= 1200) }' ||
+		fail "-e cycles,offcpu: parked thread not accounted ($hwp ms)"
+else
+	echo "SKIP (part): no hardware PMU here: -e cycles,offcpu not run"
 fi
 
 # 3. As nobody.
