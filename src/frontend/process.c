@@ -344,9 +344,24 @@ static void add_unwind_stats(struct unwind_stats *sum, const struct unwinder *u)
 
 void process_table_prune(struct process_table *t)
 {
-	for (struct process *p = t->head; p; p = p->next)
+	for (struct process *p = t->head; p; p = p->next) {
 		if (p->maps)
 			maps_prune(p->maps);
+		debuginfo_trim(p->dbg);
+	}
+	debuginfo_trim(t->shared_dbg);
+}
+
+static void add_debuginfo_stats(struct process_stats *st, const struct debuginfo *d)
+{
+	struct debuginfo_stats ds;
+
+	debuginfo_get_stats(d, &ds);
+	st->dbg.lookups += ds.lookups;
+	st->dbg.cleared += ds.cleared;
+	st->dbg.dropped += ds.dropped;
+	st->dbg.closed += ds.closed;
+	st->dbg.reopened += ds.reopened;
 }
 
 void process_table_unwind_stats(const struct process_table *t, struct unwind_stats *st)
@@ -433,12 +448,23 @@ void process_note_sample(struct process *p)
 void process_table_stats(const struct process_table *t, struct process_stats *st)
 {
 	*st = t->st;
+	memset(&st->dbg, 0, sizeof(st->dbg));
+	for (const struct process *p = t->head; p; p = p->next)
+		add_debuginfo_stats(st, p->dbg);
+	add_debuginfo_stats(st, t->shared_dbg);
 }
 
 void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samples, FILE *out)
 {
 	size_t skipped = 0;
 
+	if (p->dbg.closed || p->dbg.cleared)
+		fprintf(out, "pmutop: debug info: %llu addresses read from DWARF; readers closed "
+			"%llu times (idle or recycled), reopened %llu; address cache emptied %llu "
+			"times (%llu addresses)\n",
+			(unsigned long long)p->dbg.lookups, (unsigned long long)p->dbg.closed,
+			(unsigned long long)p->dbg.reopened, (unsigned long long)p->dbg.cleared,
+			(unsigned long long)p->dbg.dropped);
 	for (int i = 0; i < PROC_SKIP_N; i++)
 		skipped += p->skipped[i];
 	if (p->seen <= 1 && !skipped)

@@ -20,8 +20,19 @@
  * DW_TAG_subprogram that holds the code.
  *
  * Results are cached per (module, ELF vaddr) in an open-addressing table,
- * negative ones too; strings point into libdw's data, so every Dwfl stays
- * open until debuginfo_free().
+ * negative ones too, with their strings interned here (not pointing into
+ * libdw's data). Both are what a long run would otherwise grow without end,
+ * so debuginfo_trim() (the session, about once a second) bounds them:
+ *   - the address cache holds at most CACHE_MAX entries; past it, it is
+ *     emptied (the aggregate keeps what it looked up; an address seen again
+ *     is looked up again) and that is counted;
+ *   - libdw's own memory grows with every CU it has read (line tables,
+ *     DIEs, decompressed sections: 25 MB and more for libpython and libc's
+ *     debug files) and with the debug files' mapped pages. A module's Dwfl
+ *     is closed when it has answered nothing for IDLE_NS, or when it has
+ *     been open RECYCLE_NS and read new DWARF since: it is reopened from
+ *     duplicates of its files' descriptors kept for that (the target may
+ *     be gone by then), and only the CUs still asked about are read again.
  */
 #include "pmutop/symbols/debuginfo.h"
 
@@ -36,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -47,6 +59,9 @@
 
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
 #define MAX_CHAIN 64  /* inline depth kept at most */
+#define CACHE_MAX 65536                      /* cached addresses, all modules */
+#define IDLE_NS (30 * 1000000000ULL)         /* a Dwfl asked nothing this long closes */
+#define RECYCLE_NS (300 * 1000000000ULL)     /* ... one open this long and still reading, too */
 
 /* A CU's address range, for modules without .debug_aranges. */
 struct cu_range {
@@ -71,6 +86,11 @@ struct dmod {
 	bool debug_crc_due;  /* debug_fd matched by name only: check its CRC before use */
 	GElf_Word debug_crc;
 	bool remote;         /* asked of debuginfod, the answer not taken yet */
+	/* To reopen after debuginfo_trim() closed dwfl: duplicates of the fds. */
+	int keep_fd, keep_debug_fd;
+	char *keep_path, *keep_debug_name;
+	bool closed;         /* dwfl closed by debuginfo_trim(); reopen on next use */
+	uint64_t opened_ns, used_ns; /* CLOCK_MONOTONIC: dwfl opened, last DWARF read */
 };
 
 struct dentry {
@@ -99,7 +119,19 @@ struct debuginfo {
 	struct dfd_fetcher *fetch; /* debuginfod, or NULL (debuginfo_set_fetcher()) */
 	unsigned nskipped;         /* target files refused (debuginfo_skipped()) */
 	char skipped[512];         /* the first one, and why */
+
+	struct debuginfo_stats st;
+	size_t cache_max;          /* debuginfo_trim()'s limits (debuginfo_set_limits()) */
+	uint64_t idle_ns, recycle_ns;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * Dwfl's find_debuginfo callback. The debug file is searched for when the
@@ -134,6 +166,9 @@ struct debuginfo *debuginfo_new(pid_t pid, bool host_paths)
 		return NULL;
 	d->pid = pid;
 	d->host_paths = host_paths;
+	d->cache_max = CACHE_MAX;
+	d->idle_ns = IDLE_NS;
+	d->recycle_ns = RECYCLE_NS;
 	d->dipath = strdup(env && *env ? env : DEFAULT_DEBUGINFO_PATH);
 	if (!d->dipath) {
 		free(d);
@@ -153,13 +188,21 @@ void debuginfo_free(struct debuginfo *d)
 	if (!d)
 		return;
 	for (i = 0; i < d->nmods; i++) {
-		if (d->mods[i]->dwfl)
-			dwfl_end(d->mods[i]->dwfl);
-		if (d->mods[i]->debug_fd >= 0)
-			close(d->mods[i]->debug_fd);
-		free(d->mods[i]->ranges);
-		free(d->mods[i]->debug_name);
-		free(d->mods[i]);
+		struct dmod *dm = d->mods[i];
+
+		if (dm->dwfl)
+			dwfl_end(dm->dwfl);
+		if (dm->debug_fd >= 0)
+			close(dm->debug_fd);
+		if (dm->keep_fd >= 0)
+			close(dm->keep_fd);
+		if (dm->keep_debug_fd >= 0)
+			close(dm->keep_debug_fd);
+		free(dm->ranges);
+		free(dm->debug_name);
+		free(dm->keep_path);
+		free(dm->keep_debug_name);
+		free(dm);
 	}
 	if (d->tab)
 		for (i = 0; i <= d->mask; i++)
@@ -199,23 +242,47 @@ static int open_target_file(struct debuginfo *d, const char *path, uint64_t dev,
 	return fd < 0 ? -1 : fd;
 }
 
+static Dwfl *open_fd(struct debuginfo *d, const char *want, const char *file, int fd,
+		     Dwfl_Module **dmp);
+
 /*
  * The Dwfl module for file, if it opens and is the same build as mod. The
  * file is opened here (open_target_file) and its fd handed to libdwfl,
  * which would otherwise open the path itself, following anything.
  */
-static Dwfl *try_open(struct debuginfo *d, const struct module *mod, const char *file,
-		      uint64_t dev, uint64_t ino, Dwfl_Module **dmp)
+static Dwfl *try_open(struct debuginfo *d, struct dmod *m, const char *file, uint64_t dev,
+		      uint64_t ino)
 {
-	const char *want = module_build_id(mod), *base = strrchr(file, '/');
+	int fd = open_target_file(d, file, dev, ino), keep;
+	Dwfl *dwfl;
+
+	if (fd < 0)
+		return NULL;
+	keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	dwfl = open_fd(d, module_build_id(m->mod), file, fd, &m->dm);
+	if (!dwfl || keep < 0 || !(m->keep_path = strdup(file))) {
+		if (keep >= 0)
+			close(keep);
+		return dwfl;
+	}
+	m->keep_fd = keep;
+	return dwfl;
+}
+
+/*
+ * A Dwfl for the ELF file open at fd (taken over), named file; NULL when
+ * it does not open or (want non-empty) its GNU build-id is not want.
+ */
+static Dwfl *open_fd(struct debuginfo *d, const char *want, const char *file, int fd,
+		     Dwfl_Module **dmp)
+{
+	const char *base = strrchr(file, '/');
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	Dwfl_Module *dm;
 	Dwfl *dwfl;
-	int n, fd = open_target_file(d, file, dev, ino);
+	int n;
 
-	if (fd < 0)
-		return NULL;
 	dwfl = dwfl_begin(&d->cb);
 	if (!dwfl) {
 		close(fd);
@@ -511,10 +578,11 @@ static void open_module(struct debuginfo *d, struct dmod *dm, const struct mappi
 		cands[nc++] = map->path;
 	}
 	for (i = 0; i < nc && !dm->dwfl; i++)
-		dm->dwfl = try_open(d, dm->mod, cands[i], check[i] ? map->dev : 0,
-				    check[i] ? map->ino : 0, &dm->dm);
+		dm->dwfl = try_open(d, dm, cands[i], check[i] ? map->dev : 0,
+				    check[i] ? map->ino : 0);
 	if (!dm->dwfl)
 		return;
+	dm->opened_ns = mono_ns();
 	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
 		*ud = dm;
@@ -544,11 +612,64 @@ static void load_module(struct debuginfo *d, struct dmod *dm)
 		dm->debug_fd = -1;
 		dm->maybe_dwarf = false;
 	}
+	dm->debug_crc_due = false;
+	/* The debug file (found here or from debuginfod), for reopen_module(). */
+	if (dm->debug_fd >= 0 && dm->keep_debug_fd < 0 && dm->debug_name &&
+	    (dm->keep_debug_name = strdup(dm->debug_name)) &&
+	    (dm->keep_debug_fd = fcntl(dm->debug_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		free(dm->keep_debug_name);
+		dm->keep_debug_name = NULL;
+	}
 	if (dm->maybe_dwarf)
 		dm->has_dwarf = dwfl_module_getdwarf(dm->dm, &dbias) != NULL;
 	if (dm->debug_fd >= 0) { /* not taken: libdw found DWARF elsewhere */
 		close(dm->debug_fd);
 		dm->debug_fd = -1;
+	}
+}
+
+/* Close dm's Dwfl (debuginfo_trim()): libdw's memory and mapped files go. */
+static void close_module(struct debuginfo *d, struct dmod *dm)
+{
+	dwfl_end(dm->dwfl);
+	dm->dwfl = NULL;
+	dm->dm = NULL;
+	free(dm->ranges); /* their DIEs pointed into the Dwarf */
+	dm->ranges = NULL;
+	dm->nranges = 0;
+	dm->ranges_built = false;
+	if (dm->debug_fd >= 0)
+		close(dm->debug_fd);
+	dm->debug_fd = -1;
+	free(dm->debug_name);
+	dm->debug_name = NULL;
+	dm->closed = true;
+	d->st.closed++;
+}
+
+/* Open a closed module again from the descriptors kept at its first open. */
+static void reopen_module(struct debuginfo *d, struct dmod *dm)
+{
+	void **ud = NULL;
+	int fd = dm->keep_fd >= 0 ? fcntl(dm->keep_fd, F_DUPFD_CLOEXEC, 0) : -1;
+
+	dm->closed = false;
+	dm->loaded = false;
+	dm->has_dwarf = false;
+	dm->dwfl = fd >= 0 ? open_fd(d, NULL, dm->keep_path, fd, &dm->dm) : NULL;
+	if (!dm->dwfl) {
+		dm->maybe_dwarf = false; /* nothing more from this module */
+		return;
+	}
+	d->st.reopened++;
+	dm->opened_ns = mono_ns();
+	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud)
+		*ud = dm;
+	dwfl_module_getelf(dm->dm, &dm->ebias);
+	if (dm->keep_debug_fd >= 0) {
+		dm->debug_fd = fcntl(dm->keep_debug_fd, F_DUPFD_CLOEXEC, 0);
+		dm->debug_name = dm->debug_fd >= 0 ? strdup(dm->keep_debug_name) : NULL;
 	}
 }
 
@@ -578,7 +699,7 @@ static struct dmod *module_state(struct debuginfo *d, const struct mapping *map)
 	if (!dm)
 		return NULL;
 	dm->mod = map->mod;
-	dm->debug_fd = -1;
+	dm->debug_fd = dm->keep_fd = dm->keep_debug_fd = -1;
 	open_module(d, dm, map);
 	d->mods[d->nmods] = dm;
 	d->last = d->nmods++;
@@ -643,6 +764,12 @@ static const char *intern(struct debuginfo *d, char *s)
 	d->strs[i] = s;
 	d->scount++;
 	return s;
+}
+
+/* An interned copy of s (stable until debuginfo_free); NULL for NULL or ENOMEM. */
+static const char *own(struct debuginfo *d, const char *s)
+{
+	return s ? intern(d, strdup(s)) : NULL;
 }
 
 /* dir + "/" + file, interned (stable until debuginfo_free); NULL on ENOMEM. */
@@ -946,7 +1073,7 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	dm = module_state(d, map);
 	if (!dm)
 		return 0;
-	if (dm->maybe_dwarf && !module_gopclntab(map->mod, &err))
+	if (dm->maybe_dwarf && !dm->closed && !module_gopclntab(map->mod, &err))
 		load_module(d, dm);
 	/* Go binaries: Go's own table, DWARF only for what it lacks (below). */
 	if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
@@ -963,10 +1090,20 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 		 * linked into a Go binary (cgo) is not in it: DWARF then.
 		 */
 		n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
+		if (!n && dm->closed)
+			reopen_module(d, dm);
 		if (!n && dm->maybe_dwarf)
 			load_module(d, dm); /* loads once */
-		if (!n && dm->has_dwarf)
+		if (!n && dm->has_dwarf && dm->dwfl) {
 			n = chain_at(d, dm, vaddr, tmp);
+			dm->used_ns = mono_ns();
+			d->st.lookups++;
+			/* Ours, not libdw's: the Dwfl may close before the run ends. */
+			for (unsigned i = 0; i < n; i++) {
+				tmp[i].func = own(d, tmp[i].func);
+				tmp[i].file = own(d, tmp[i].file);
+			}
+		}
 		e->lines = n ? malloc(n * sizeof(*e->lines)) : NULL;
 		if (n && !e->lines)
 			return 0; /* not cached: ENOMEM now, maybe not later */
@@ -986,4 +1123,51 @@ unsigned debuginfo_skipped(const struct debuginfo *d, const char **first)
 	if (first)
 		*first = d && d->nskipped ? d->skipped : "";
 	return d ? d->nskipped : 0;
+}
+
+void debuginfo_trim(struct debuginfo *d)
+{
+	uint64_t now;
+	size_t i;
+
+	if (!d)
+		return;
+	if (d->count > d->cache_max) {
+		for (i = 0; i <= d->mask; i++)
+			free(d->tab[i].lines);
+		free(d->tab);
+		d->tab = NULL;
+		d->mask = 0;
+		d->st.dropped += d->count;
+		d->st.cleared++;
+		d->count = 0;
+	}
+	now = mono_ns();
+	for (i = 0; i < d->nmods; i++) {
+		struct dmod *dm = d->mods[i];
+		uint64_t last = dm->used_ns > dm->opened_ns ? dm->used_ns : dm->opened_ns;
+
+		if (dm->dwfl && dm->keep_fd >= 0 &&
+		    (now - last >= d->idle_ns || (dm->used_ns > dm->opened_ns &&
+						  now - dm->opened_ns >= d->recycle_ns)))
+			close_module(d, dm);
+	}
+}
+
+void debuginfo_get_stats(const struct debuginfo *d, struct debuginfo_stats *st)
+{
+	if (d)
+		*st = d->st;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+void debuginfo_set_limits(struct debuginfo *d, size_t cache_max, uint64_t idle_ms,
+			  uint64_t recycle_ms)
+{
+	if (!d)
+		return;
+	d->cache_max = cache_max;
+	d->idle_ns = idle_ms * 1000000ULL;
+	d->recycle_ns = recycle_ms * 1000000ULL;
 }

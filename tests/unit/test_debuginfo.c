@@ -132,6 +132,51 @@ static void test_inline_chain(void **state)
 		skip(); /* the compiler laid the code out otherwise */
 }
 
+/*
+ * debuginfo_trim() empties the address cache past its cap and closes idle
+ * DWARF readers; a later lookup reopens the reader from the kept
+ * descriptors and answers the same, and strings handed out before stay
+ * valid (they are the debuginfo's, not libdw's).
+ */
+static void test_trim(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn;
+	const struct mapping *map = maps_find(f->maps, pc);
+	const struct src_line *l;
+	struct debuginfo_stats st;
+	const char *func, *file;
+	uint32_t line;
+	unsigned n;
+
+	assert_non_null(map);
+	n = debuginfo_lookup(map->dbg, map, pc, &l);
+	if (n == 0)
+		skip(); /* built without -g */
+	func = l[n - 1].func;
+	file = l[n - 1].file;
+	line = l[n - 1].line;
+	for (uintptr_t a = pc + 1; a < pc + 8; a++)
+		debuginfo_lookup(map->dbg, map, a, &l);
+	debuginfo_set_limits(map->dbg, 4, 0, 0);
+	debuginfo_trim(map->dbg);
+	debuginfo_get_stats(map->dbg, &st);
+	assert_int_equal(st.cleared, 1);
+	assert_true(st.dropped >= 5);
+	assert_true(st.closed >= 1);
+	assert_int_equal(st.reopened, 0);
+	n = debuginfo_lookup(map->dbg, map, pc, &l);
+	debuginfo_get_stats(map->dbg, &st);
+	assert_int_equal(st.reopened, 1);
+	assert_true(n > 0);
+	assert_string_equal(l[n - 1].func, func);
+	assert_string_equal(l[n - 1].file, file);
+	assert_int_equal(l[n - 1].line, line);
+	/* The same interned strings: what the aggregate may still hold. */
+	assert_ptr_equal(l[n - 1].func, func);
+	assert_ptr_equal(l[n - 1].file, file);
+}
+
 static void test_aggregate_lines(void **state)
 {
 	struct fixture *f = *state;
@@ -166,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_function_line),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_aggregate_lines),
+		cmocka_unit_test(test_trim),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pmutop/symbols/debuginfo.h"
+
 struct maps;
 struct module_cache;
 struct unwinder;
@@ -47,6 +49,7 @@ struct process_stats {
 	size_t exited;          /* followed and exited */
 	size_t freed;           /* exited with no sample: maps freed at once */
 	size_t skipped[PROC_SKIP_N];
+	struct debuginfo_stats dbg; /* the DWARF readers of live processes, summed */
 };
 
 struct process;
@@ -103,8 +106,9 @@ void process_table_collect(struct process_table *t,
 			   void (*on_free)(void *arg, const struct maps *m), void *arg);
 
 /*
- * Cap every process's mapping history (maps_prune): only when nothing
- * points at old mappings any more (no pending line lookups).
+ * Cap every process's mapping history (maps_prune) and its debug info's
+ * caches and readers (debuginfo_trim): only when nothing points at old
+ * mappings or looked-up lines any more (no pending line lookups).
  */
 void process_table_prune(struct process_table *t);
 
@@ -134,7 +138,8 @@ const char *process_skip_name(enum process_skip why);
  * The summary line "pmutop: processes: N followed (E exited, L still
  * running); K not followed: ... (S samples of theirs dropped)" to out,
  * when more than one process was followed or any was not (batch and live
- * view alike); nothing otherwise.
+ * view alike); nothing otherwise. Before it, a "debug info:" line when
+ * debuginfo_trim() closed readers or emptied the cache.
  */
 void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samples, FILE *out);
 

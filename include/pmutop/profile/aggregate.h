@@ -191,7 +191,7 @@ void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *na
 /* Thread tid ended (PERF_RECORD_EXIT): aggregate_maintain() may fold it. */
 void aggregate_thread_exited(struct aggregate *a, uint32_t tid);
 
-/* Defaults: 20,000 stacks, 262,144 addresses, 64 exited threads, 256 names. */
+/* Defaults: 20,000 stacks, 65,536 addresses, 64 exited threads, 256 names. */
 void aggregate_get_limits(const struct aggregate *a, struct agg_limits *lim);
 void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim);
 

@@ -46,8 +46,9 @@ void debuginfo_free(struct debuginfo *d);
  * The inline chain at runtime address addr of map (map->mod set): lines
  * innermost first, the function that holds the code last. Returns the
  * number of entries (0: no debug info for addr) and points *lines at them;
- * they and their strings live until debuginfo_free(). Never fails loudly:
- * no debug info, a corrupt file or ENOMEM all give 0.
+ * the entries live until the next debuginfo_trim(), their strings until
+ * debuginfo_free(). Never fails loudly: no debug info, a corrupt file or
+ * ENOMEM all give 0.
  */
 unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64_t addr,
 			  const struct src_line **lines);
@@ -76,6 +77,30 @@ void debuginfo_set_fetcher(struct debuginfo *d, struct dfd_fetcher *f);
  * has come (the module's names from its .symtab then, too).
  */
 bool debuginfo_busy(struct debuginfo *d, const struct mapping *map);
+
+/*
+ * Bound what a long run would grow (the session calls it about once a
+ * second, never while it holds entries from debuginfo_lookup()): past
+ * 65,536 cached addresses the cache is emptied; a module's DWARF reader
+ * (libdw's line tables, DIEs, mapped debug files) is closed after 30 s
+ * without a lookup, or after 300 s open while lookups go on, and reopened
+ * from kept descriptors when an address needs it. NULL is a no-op.
+ */
+void debuginfo_trim(struct debuginfo *d);
+/* Other limits for debuginfo_trim() (tests): cached addresses, idle and recycle times. */
+void debuginfo_set_limits(struct debuginfo *d, size_t cache_max, uint64_t idle_ms,
+			  uint64_t recycle_ms);
+
+/* What debuginfo_trim() did, and how many addresses were read from DWARF. */
+struct debuginfo_stats {
+	uint64_t lookups;   /* addresses looked up in DWARF (cache misses) */
+	uint64_t cleared;   /* times the address cache was emptied at its cap */
+	uint64_t dropped;   /* cached addresses dropped that way */
+	uint64_t closed;    /* DWARF readers closed (idle or recycled) */
+	uint64_t reopened;  /* ... and opened again for a new address */
+};
+/* d's counts (all zero for NULL d). */
+void debuginfo_get_stats(const struct debuginfo *d, struct debuginfo_stats *st);
 
 /*
  * How many target files (module or debug files) were refused as unsafe:
