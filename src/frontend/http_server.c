@@ -61,11 +61,13 @@
 #include "pmutop/profile/flamegraph.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/term_text.h"
+#include "pmutop/symbols/kallsyms.h"
 #include "pmutop/target/proc.h"
 #include "pmutop/frontend/session.h"
 
 #define MAX_ACTIVE 4          /* profiling requests at once, all events */
 #define POLL_MS 100           /* how often a worker checks its client and `stopping` */
+#define FINAL_LINES_MS 200    /* file:line lookups left at the end: at most this long */
 #define DEFAULT_SECONDS 30
 #define LIVE_SECONDS 3        /* the index's live flame graph: a profile of 3 s at a time */
 #define MAX_CONNECTIONS 32
@@ -90,6 +92,8 @@ struct server {
 	char events_list[2048];   /* events that open here, for the index page */
 	char token[80];           /* required of every request when non-empty */
 	char hostname[256];       /* this machine's name: an allowed Host */
+	struct pmutop_opts so;    /* *o with the shared kernel symbols */
+	struct kallsyms *ks;      /* read once, only read by every request's session */
 };
 
 /* What one request did, for its log line. */
@@ -715,6 +719,9 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 		return respond_text(c, rl, target_alive(sv) ? MHD_HTTP_INTERNAL_SERVER_ERROR
 							     : MHD_HTTP_SERVICE_UNAVAILABLE, err, 0);
 	}
+	/* Lines as it goes, and at most FINAL_LINES_MS at the end: the answer
+	 * comes `seconds` after the request, not after a debug file's load. */
+	session_set_lines(s, 0, FINAL_LINES_MS * 1000000ULL);
 	while (session_poll(s, POLL_MS) == SESSION_RUNNING) {
 		if (atomic_load(&sv->stopping))
 			break;
@@ -966,7 +973,8 @@ int http_serve(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: out of memory\n");
 		return 1;
 	}
-	sv->o = o;
+	sv->so = *o;
+	sv->o = &sv->so;
 	sv->pid = o->pid;
 	sv->wake[0] = sv->wake[1] = -1;
 	pthread_mutex_init(&sv->lock, NULL);
@@ -980,6 +988,13 @@ int http_serve(const struct pmutop_opts *o)
 		goto out;
 	}
 	proc_cmdline(sv->pid, sv->cmdline, sizeof(sv->cmdline));
+	/* Kernel symbols once (unreadable or hidden: each session says why). */
+	if (!o->user_only) {
+		char kerr[256];
+
+		sv->ks = kallsyms_load(NULL, kerr, sizeof(kerr));
+		sv->so.kallsyms = sv->ks;
+	}
 	list_events(sv);
 	if (gethostname(sv->hostname, sizeof(sv->hostname)) != 0)
 		sv->hostname[0] = '\0';
@@ -1100,6 +1115,7 @@ out:
 	if (sv->wake[1] >= 0)
 		close(sv->wake[1]);
 	pthread_mutex_destroy(&sv->lock);
+	kallsyms_free(sv->ks);
 	free(sv);
 	return rc;
 }

@@ -92,7 +92,8 @@ struct session {
 	uint64_t unfollowed_samples;     /* of processes not followed (limit, setuid) */
 	struct symbol_cache *symcache;
 	bool kernel;                     /* kernel frames are sampled */
-	struct kallsyms *ks;             /* their names (NULL: user mode only) */
+	const struct kallsyms *ks;       /* their names (NULL: user mode only) */
+	struct kallsyms *ks_own;         /* ks when this session read it (else o->kallsyms) */
 	char note[512];                  /* agg_info.note: what the profile leaves out */
 	struct aggregate *agg;
 	struct sampler *sampler;
@@ -104,6 +105,8 @@ struct session {
 	sigset_t old_mask;
 	bool mask_set;
 	uint64_t start_mono, deadline, next_rescan, last_maps_reload, next_maintain;
+	uint64_t lines_after_ns;         /* file:line lookups while sampling from here on */
+	uint64_t final_lines_ns;         /* at most this long on lines at the end (0: all) */
 	double start_cpu;
 	enum session_state state;
 	int signal;
@@ -471,7 +474,11 @@ static int load_kernel_symbols(struct session *s)
 	char err[256];
 	long restrict_ = -1, paranoid = -1;
 
-	s->ks = kallsyms_load(NULL, err, sizeof(err));
+	if (s->o->kallsyms && !kallsyms_restricted(s->o->kallsyms)) {
+		s->ks = s->o->kallsyms; /* the caller's, shared */
+		return 0;
+	}
+	s->ks = s->ks_own = kallsyms_load(NULL, err, sizeof(err));
 	if (s->ks && !kallsyms_restricted(s->ks))
 		return 0;
 	proc_sysctl_int("kernel/kptr_restrict", &restrict_);
@@ -485,7 +492,7 @@ static int load_kernel_symbols(struct session *s)
 			 "kptr_restrict=0 with perf_event_paranoid <= 1)", restrict_, paranoid);
 	if (!s->ks) {
 		/* A table with no symbols names every kernel frame [kernel]. */
-		s->ks = kallsyms_load("/dev/null", err, sizeof(err));
+		s->ks = s->ks_own = kallsyms_load("/dev/null", err, sizeof(err));
 		return s->ks ? 0 : -ENOMEM;
 	}
 	return 0;
@@ -1277,6 +1284,7 @@ static void start_clocks(struct session *s)
 	}
 	s->start_mono = s->window_mono = now_ns(CLOCK_MONOTONIC);
 	s->next_maintain = s->start_mono + MAINTAIN_INTERVAL_NS;
+	s->lines_after_ns = LINES_WHILE_SAMPLING_NS;
 	s->start_cpu = cpu_seconds();
 	if (s->o->duration > 0)
 		s->deadline = s->start_mono + (uint64_t)(s->o->duration * 1e9);
@@ -1396,7 +1404,7 @@ static void sync_run_counts(struct session *s)
 static void maintain(struct session *s, bool force)
 {
 	bool lines = s->stopped ||
-		     now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS;
+		     now_ns(CLOCK_MONOTONIC) - s->start_mono >= s->lines_after_ns;
 
 	if (aggregate_maintain(s->agg, force, lines) == 0)
 		process_table_prune(s->procs);
@@ -1406,6 +1414,16 @@ static void maintain(struct session *s, bool force)
 static void forget_maps(void *arg, const struct maps *m)
 {
 	symbol_cache_forget(arg, m);
+}
+
+void session_set_lines(struct session *s, uint64_t after_ns, uint64_t final_ns)
+{
+	uint64_t first = s->start_mono + after_ns + MAINTAIN_INTERVAL_NS / 5;
+
+	s->lines_after_ns = after_ns;
+	s->final_lines_ns = final_ns;
+	if (first < s->next_maintain)
+		s->next_maintain = first;
 }
 
 enum session_state session_poll(struct session *s, int timeout_ms)
@@ -1543,7 +1561,9 @@ void session_stop(struct session *s)
 				     s->o->live_view ? 2000 : 0, signal_waiting, s) == -EINTR)
 		fprintf(stderr, "pmutop: interrupted while fetching debug info from debuginfod\n");
 	/* file:line and inlined frames, now that no ring buffer can overflow. */
-	if (aggregate_resolve_lines(s->agg, signal_waiting, s) == -EINTR)
+	if (s->final_lines_ns)
+		aggregate_resolve_lines_for(s->agg, s->final_lines_ns);
+	else if (aggregate_resolve_lines(s->agg, signal_waiting, s) == -EINTR)
 		fprintf(stderr, "pmutop: interrupted while reading debug info: %zu locations "
 			"written without file:line\n", aggregate_pending_lines(s->agg));
 	/* Fold and merge what can be (nothing when lines are still pending). */
@@ -1749,7 +1769,7 @@ void session_free(struct session *s)
 	sampler_free(s->sampler);
 	offcpu_free(s->oc);
 	symbol_cache_free(s->symcache);
-	kallsyms_free(s->ks);
+	kallsyms_free(s->ks_own);
 	process_table_free(s->procs);
 	aggregate_free(s->agg);
 	module_cache_free(s->modules);

@@ -104,6 +104,16 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 enum session_state session_poll(struct session *s, int timeout_ms);
 
 /*
+ * When file:line lookups happen (right after session_start()): while
+ * sampling from after_ns into the run (default 10 s: short runs do not
+ * stall their ring buffers opening debug files), and at the end for at
+ * most final_ns (0, the default: until every location has its lines; else
+ * the rest is written without file:line). The HTTP endpoint looks lines up
+ * as it goes (0) and answers within its time (a few hundred ms at the end).
+ */
+void session_set_lines(struct session *s, uint64_t after_ns, uint64_t final_ns);
+
+/*
  * Stop: drain the buffers one last time, close the counters, and for a
  * launched command end it (SIGTERM if it still runs) and collect its exit
  * status. Idempotent. The aggregate stays readable until session_free().
