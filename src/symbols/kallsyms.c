@@ -218,6 +218,23 @@ static void finish(struct kallsyms *ks, uint64_t etext)
 		ks->maps[0].start = 0xffff800000000000ULL;
 		ks->maps[0].end = UINT64_MAX;
 	}
+	/* No slack from doubling: the table lives as long as the run (1-2 MB). */
+	if (ks->nsyms && ks->nsyms < ks->cap) {
+		struct ksym *v = realloc(ks->syms, ks->nsyms * sizeof(*v));
+
+		if (v) {
+			ks->syms = v;
+			ks->cap = ks->nsyms;
+		}
+	}
+	if (ks->names_len && ks->names_len < ks->names_cap) {
+		char *v = realloc(ks->names, ks->names_len);
+
+		if (v) {
+			ks->names = v;
+			ks->names_cap = ks->names_len;
+		}
+	}
 }
 
 struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
