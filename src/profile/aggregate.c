@@ -1892,7 +1892,9 @@ static int copy_addresses(struct copy *c)
 /*
  * Room for n stacks in the fresh aggregate b at once: the copy then never
  * doubles and moves its stack array or rehashes its index (that was half
- * of a compaction's time with 20,000 deep stacks).
+ * of a compaction's time with 20,000 deep stacks), and neither do the new
+ * stacks of the next seconds (the old count and a quarter more: sized to
+ * the copy alone, the first new stack moved the whole array again).
  */
 static int stacks_presize(struct aggregate *b, size_t n)
 {
@@ -1939,7 +1941,7 @@ static int compact(struct aggregate *a)
 	c.tid = calloc(a->threads.n + 1, sizeof(*c.tid));
 	ids = calloc(idcap + 2, sizeof(*ids));
 	if (!c.map || !c.func || !c.loc || !c.tid || !ids ||
-	    stacks_presize(b, a->stacks.n < a->lim.max_stacks ? a->stacks.n : a->lim.max_stacks))
+	    stacks_presize(b, a->stacks.n + a->stacks.n / 4))
 		goto out;
 	if (a->info.event && !(b->info.event = str_intern(b, a->info.event)))
 		goto out;
