@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t_rss_flat.sh - pmutop's memory stays flat on a churning target (issue 23).
 #
-# pmutop -p PID --duration 60 (30 quick) --max-stacks 2000 on longrun (deep
+# pmutop -p PID --duration 60 (40 quick) --max-stacks 2000 on longrun (deep
 # random recursion - a new call path almost every sample -, a thread pool
 # renewed every 1-3 s, dlopen/dlclose and mmap churn). pmutop's RSS is read
 # every 2 s; after a warm-up of 25 s (the cap reached, debug info opened at
@@ -19,7 +19,7 @@ need_wl longrun libhot.so
 ldd "$PMUTOP" 2>/dev/null | grep -q libasan &&
 	skip "an ASan build's RSS is the sanitizer's quarantine, not pmutop's memory (make test checks it)"
 
-DUR=$(quick_or 60 30)
+DUR=$(quick_or 60 40)
 WARM=25
 start_bg "$W/longrun" $((DUR + 20))
 target=$BG_PID
