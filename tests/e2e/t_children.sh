@@ -37,7 +37,17 @@ show fan.err 8
 (( RC == 0 )) || problem "fan-out: exit status $RC"
 followed=$(sed -n 's/.*processes: \([0-9]*\) followed.*/\1/p' fan.err)
 info "fan-out: summary says ${followed:-?} processes followed"
-(( ${followed:-0} >= NKIDS + 1 )) || problem "fan-out: ${followed:-0} processes followed, want $((NKIDS + 1))"
+# A FORK record the kernel dropped (ring buffer full on a starved VM) is a
+# child not followed, and the summary's "lost N" says records were dropped:
+# then 9 in 10 must still be followed; with nothing lost, every one.
+lost=$(sed -n 's/.*; lost \([0-9]*\),.*/\1/p' fan.err | head -1)
+if (( ${lost:-0} == 0 )); then
+	(( ${followed:-0} >= NKIDS + 1 )) || problem "fan-out: ${followed:-0} processes followed, want $((NKIDS + 1))"
+else
+	info "fan-out: the kernel dropped $lost records: want 9 in 10 children followed"
+	(( ${followed:-0} * 10 >= (NKIDS + 1) * 9 )) ||
+		problem "fan-out: ${followed:-0} processes followed, want >= 9/10 of $((NKIDS + 1)) ($lost records lost)"
+fi
 total=0
 for k in 1 2 3 4; do
 	c[$k]=$(cum_share fan.pb.gz "work_$k")
