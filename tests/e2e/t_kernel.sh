@@ -7,8 +7,8 @@
 #     kallsyms in a [kernel.kallsyms] mapping, stacked on the user stack
 #     (read_zero's samples reach kernel_read and main), and its kernel share
 #     (samples whose leaf is kernel code) is within 5 points of perf's
-#     default mode on the same program (and within 10 of the program's own
-#     stime/(utime+stime), which the kernel accounts by ticks).
+#     default mode on the same program (without perf: within 10 of the
+#     program's own stime/(utime+stime), which the kernel accounts by ticks).
 #  2. -e task-clock:u and --user-only opt out: no kernel frame, no note.
 #  3. As nobody (perf_event_paranoid >= 2): user mode only, and the summary,
 #     the table and the pprof comments say so in one line naming the knob;
@@ -81,9 +81,14 @@ if command -v perf >/dev/null 2>&1; then
 	awk -v a="$PM" -v b="$PF" -v t="$TOL" 'BEGIN { d = a - b; if (d < 0) d = -d; exit d > t }' ||
 		fail "kernel share ${PM}% is more than $TOL points from perf's ${PF}%"
 fi
-# The program's own stime share is tick-based accounting: a wider bound.
-awk -v a="$PM" -v b="$RU" -v t=$((2 * TOL)) 'BEGIN { d = a - b; if (d < 0) d = -d; exit d > t }' ||
-	fail "kernel share ${PM}% is more than $((2 * TOL)) points from the program's own ${RU}%"
+# The program's own stime share is tick-based accounting (utime/stime split
+# by which mode the timer tick lands in): on a loaded VM it swung 34-58 %
+# over three runs where perf said 48-49.5 %. So it is the reference only
+# where perf is missing, with a wider bound; beside perf it is shown above.
+if ! command -v perf >/dev/null 2>&1; then
+	awk -v a="$PM" -v b="$RU" -v t=$((2 * TOL)) 'BEGIN { d = a - b; if (d < 0) d = -d; exit d > t }' ||
+		fail "kernel share ${PM}% is more than $((2 * TOL)) points from the program's own ${RU}%"
+fi
 
 # 2. user mode only, asked for.
 run_pmutop u -e task-clock:u --dump u.pb.gz -- "$W/syscalls" 1
