@@ -27,6 +27,8 @@ PKGS=(
 	libmicrohttpd-dev curl               # --http server; its e2e test
 	libdebuginfod-dev debuginfod dwz strace  # debug files by build-id; a real server in t_debuginfod.sh
 	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
+	time man-db libcap2-bin python3      # /usr/bin/time (peak RSS), man -l, capsh, helpers (e2e)
+	libc6-dbg                            # libc's own names and lines, as on a developer's machine
 	golang-go                            # go tool pprof reads our profiles in e2e tests
 	linux-perf                           # perf, to cross-check workloads
 	chromium nodejs                      # the flame graph page in a real browser (t_flame_*.sh)
