@@ -93,6 +93,33 @@ e2e_init() {
 	cd "$T" || fail "cd $T"
 }
 
+# nobody_paths WL...: set NB_PMUTOP and NB_W to a pmutop and workloads WL
+# that uid 65534 can run and read (for the unprivileged cases). They are
+# $PMUTOP and $W themselves when those are reachable; a checkout under
+# /root (mode 0700, as in a CI clone there) is not, so then copies in a
+# directory of $T that everyone may enter (the copies are the same files:
+# same code, same symbols).
+nobody_paths() {
+	local ok=1 w d
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	as_nobody test -x "$PMUTOP" || ok=0
+	for w in "$@"; do
+		as_nobody test -r "$W/$w" -a -x "$W/$w" || ok=0
+	done
+	NB_PMUTOP=$PMUTOP NB_W=$W
+	(( ok )) && return 0
+	d=$T/nobody-bin
+	mkdir -p "$d/wl" || fail "mkdir $d"
+	cp "$PMUTOP" "$d/pmutop" || fail "cannot copy $PMUTOP for uid 65534"
+	for w in "$@"; do
+		cp "$W/$w" "$d/wl/" || fail "cannot copy $W/$w for uid 65534"
+	done
+	chmod a+x "$T"
+	chmod -R a+rX "$d"
+	NB_PMUTOP=$d/pmutop NB_W=$d/wl
+	info "(uid 65534 cannot reach $PMUTOP: unprivileged cases use copies in $d)"
+}
+
 # need_wl NAME...: fail the test unless these workloads are built. Use them
 # as "$W/NAME".
 need_wl() {

@@ -195,7 +195,8 @@ fi
 
 # ---- 5: unprivileged ----
 if (( EUID == 0 )) && command -v setpriv >/dev/null 2>&1; then
-	sigint_case nobody setpriv --reuid=65534 --regid=65534 --clear-groups
+	nobody_paths stacks_target
+	PMUTOP=$NB_PMUTOP W=$NB_W sigint_case nobody setpriv --reuid=65534 --regid=65534 --clear-groups
 else
 	info "(not root or no setpriv: the unprivileged run is skipped)"
 fi

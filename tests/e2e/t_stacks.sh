@@ -141,7 +141,8 @@ run_one() {
 
 run_one root
 if (( EUID == 0 )) && command -v setpriv >/dev/null 2>&1; then
-	run_one nobody setpriv --reuid=65534 --regid=65534 --clear-groups
+	nobody_paths stacks_target
+	PMUTOP=$NB_PMUTOP W=$NB_W run_one nobody setpriv --reuid=65534 --regid=65534 --clear-groups
 else
 	info "(not root or no setpriv: the unprivileged run is skipped)"
 fi
