@@ -78,18 +78,15 @@ elif ! command -v setpriv >/dev/null 2>&1; then
 else
 	as65534=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	as65533=(setpriv --reuid=65533 --regid=65533 --clear-groups)
-	if ! "${as65534[@]}" test -x "$PMUTOP"; then
-		info "SKIP (user cases): $PMUTOP is not executable by uid 65534"
-	else
-		chmod 777 "$T"
-		expect pid1 "$KNOB" "${as65534[@]}" "$PMUTOP" -p 1 --duration 1 --dump pid1.pb.gz
-		"${as65534[@]}" "$W/exiter" 30 &
-		other=$!
-		E2E_BG_PIDS+=("$other")
-		wait_started "$other"
-		expect otheruser "$KNOB" "${as65533[@]}" "$PMUTOP" -p "$other" --duration 1 --dump otheruser.pb.gz
-		alive "$other" || problem "otheruser: the target did not survive"
-	fi
+	nobody_paths exiter
+	chmod 777 "$T"
+	expect pid1 "$KNOB" "${as65534[@]}" "$NB_PMUTOP" -p 1 --duration 1 --dump pid1.pb.gz
+	"${as65534[@]}" "$NB_W/exiter" 30 &
+	other=$!
+	E2E_BG_PIDS+=("$other")
+	wait_started "$other"
+	expect otheruser "$KNOB" "${as65533[@]}" "$NB_PMUTOP" -p "$other" --duration 1 --dump otheruser.pb.gz
+	alive "$other" || problem "otheruser: the target did not survive"
 fi
 
 (( ERRS == 0 )) || fail "$ERRS problem(s) with unprofilable PIDs"
