@@ -17,7 +17,13 @@ need_wl offcpu
 need_browser
 
 DUR=$(quick_or 4 3)
-run_pmutop wall -e task-clock,offcpu --duration "$DUR" --dump wall.html -- "$W/offcpu" $((DUR + 5))
+# Attached once the threads run (as t_offcpu does): in launch mode a busy
+# start can lose the parked thread's one switch-out sample.
+start_bg "$W/offcpu" $((DUR + 30))
+WPID=$BG_PID
+wait_started "$WPID"
+sleep 0.3
+run_pmutop wall -p "$WPID" -e task-clock,offcpu --duration "$DUR" --dump wall.html
 show wall.err 8
 (( RC == 0 )) || fail "pmutop -e task-clock,offcpu --dump wall.html exited with status $RC"
 if grep -q 'offcpu.*not allowed\|offcpu.*perf_event_paranoid' wall.err; then
