@@ -63,7 +63,7 @@ struct build {
 	Perftools__Profiles__Sample *samples, **samplep;
 	uint64_t *loc_ids;      /* all samples' location ids, back to back */
 	int64_t *values;        /* ntypes per sample */
-	Perftools__Profiles__Label *labels, **labelp; /* two per thread */
+	Perftools__Profiles__Label *labels, **labelp; /* LABEL_SLOTS per thread */
 
 	int64_t comments[NCOMMENTS];
 	char comment_text[NCOMMENTS][256];
@@ -459,19 +459,51 @@ static int build_tables(struct build *b, const struct aggregate *a, bool *failed
 }
 
 /*
- * Labels are shared per thread: labelp[4t..4t + nlab[t]) are its "tid"
- * (number), "pid" (number) and "thread" / "comm" (names), those it has; a
- * sample points at its thread's run of them (so `-tagfocus pid=1234` and
+ * Labels are shared per thread: labelp[LABEL_SLOTS * t ...] holds three
+ * runs of its "tid" (number), "pid" (number) and "thread" / "comm" (names),
+ * those it has; a sample points at one run (so `-tagfocus pid=1234` and
  * `-tagfocus comm=make` select processes as `thread=` selects threads).
+ * The second and third runs add "switch" = "voluntary" / "preempted" for
+ * off-CPU time (-e offcpu): the kernel's word on why the thread left the
+ * CPU (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, shown as the "[preempted]"
+ * leaf frame), so `-tagfocus switch=preempted` selects CPU contention and
+ * `switch=voluntary` the waits. Every sample with off-CPU time carries it;
+ * it speaks of that time (read it with -sample_index=offcpu): a stack can
+ * also have on-CPU samples (a kernel pipe read's CPU time before it blocks).
  */
+#define LABEL_RUN 5                     /* tid, pid, thread, comm, switch */
+#define LABEL_SLOTS (3 * LABEL_RUN)
+
+/* Which of a thread's label runs a sample takes: 0 none, 1 voluntary, 2 preempted. */
+static int switch_run(const struct aggregate *a, const struct agg_stack *st, const int64_t *v,
+		      int offcpu_col)
+{
+	const struct agg_location *locs;
+	const struct agg_function *funcs;
+	size_t nl, nf;
+
+	if (offcpu_col < 0 || v[offcpu_col] <= 0 || !st->nlocs)
+		return 0;
+	locs = aggregate_locations(a, &nl);
+	funcs = aggregate_functions(a, &nf);
+	if (st->locs[0] - 1 < nl) {
+		uint32_t fid = locs[st->locs[0] - 1].function_id;
+
+		if (fid && fid - 1 < nf && funcs[fid - 1].name &&
+		    !strcmp(funcs[fid - 1].name, "[preempted]"))
+			return 2;
+	}
+	return 1;
+}
 static int build_samples(struct build *b, const struct aggregate *a, bool *failed)
 {
 	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
 	size_t ns, nt, np, nids = 0, i, j;
-	int64_t key_thread, key_tid, key_threads, key_pid, key_comm;
+	int64_t key_thread, key_tid, key_threads, key_pid, key_comm, key_switch, val_switch[2];
 	uint64_t *ids, split_given = 0;
+	int offcpu_col = -1;
 	uint32_t split_stack = UINT32_MAX;
 	uint8_t *nlab;
 
@@ -484,8 +516,8 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	b->samplep = xcalloc(np, sizeof(*b->samplep));
 	b->loc_ids = xcalloc(nids, sizeof(*b->loc_ids));
 	b->values = xcalloc(np * b->ntypes, sizeof(*b->values));
-	b->labels = xcalloc(nt * 4, sizeof(*b->labels));
-	b->labelp = xcalloc(nt * 4, sizeof(*b->labelp));
+	b->labels = xcalloc(nt * LABEL_SLOTS, sizeof(*b->labels));
+	b->labelp = xcalloc(nt * LABEL_SLOTS, sizeof(*b->labelp));
 	nlab = xcalloc(nt, 1);
 	if (!b->samples || !b->samplep || !b->loc_ids || !b->values ||
 	    !b->labels || !b->labelp || !nlab) {
@@ -498,8 +530,21 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	key_threads = str(b, "threads", failed);
 	key_pid = str(b, "pid", failed);
 	key_comm = str(b, "comm", failed);
+	key_switch = str(b, "switch", failed);
+	val_switch[0] = str(b, "voluntary", failed);
+	val_switch[1] = str(b, "preempted", failed);
+	/* Value columns: samples, then one per event (all of them, unless --dump-split). */
+	for (size_t k = 0, col = 1; k < (info->nevents ? info->nevents : 1); k++) {
+		if (b->only >= 0 && (size_t)b->only != k)
+			continue;
+		const char *name = info->nevents ? info->events[k].name : info->event;
+
+		if (name && !strcmp(name, "offcpu"))
+			offcpu_col = (int)col;
+		col++;
+	}
 	for (i = 0; i < nt; i++) {
-		Perftools__Profiles__Label *l = &b->labels[4 * i];
+		Perftools__Profiles__Label *l = &b->labels[LABEL_SLOTS * i];
 		size_t k = 0;
 
 		perftools__profiles__label__init(&l[k]);
@@ -525,8 +570,17 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 			l[k].key = key_comm;
 			l[k++].str = str(b, threads[i].comm, failed);
 		}
-		for (j = 0; j < k; j++)
-			b->labelp[4 * i + j] = &l[j];
+		for (size_t run = 1; run < 3; run++) {
+			Perftools__Profiles__Label *sw = &l[LABEL_RUN * run + k];
+
+			perftools__profiles__label__init(sw);
+			sw->key = key_switch;
+			sw->str = val_switch[run - 1];
+		}
+		for (size_t run = 0; run < 3; run++)
+			for (j = 0; j < k + (run > 0); j++)
+				b->labelp[LABEL_SLOTS * i + LABEL_RUN * run + j] =
+					j < k ? &l[j] : &l[LABEL_RUN * run + k];
 		nlab[i] = (uint8_t)k;
 	}
 
@@ -574,9 +628,10 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 		}
 		if (t) {
 			size_t ti = (size_t)(t - threads);
+			int run = switch_run(a, st, &b->values[i * b->ntypes], offcpu_col);
 
-			s->n_label = nlab[ti];
-			s->label = &b->labelp[4 * ti];
+			s->n_label = nlab[ti] + (run > 0);
+			s->label = &b->labelp[LABEL_SLOTS * ti + LABEL_RUN * (size_t)run];
 		}
 		b->samplep[i] = s;
 	}

@@ -16,6 +16,8 @@
 #     The -e task-clock,offcpu table's wall column gives a function that only
 #     waits the recording's length; --http serves event=offcpu; a switch
 #     storm in tiny buffers (pingpong, --mmap-pages 8) reports its losses.
+#     Every off-CPU sample has a "switch" label (voluntary / preempted, the
+#     latter exactly the [preempted] leaf); a waiter's blocks are voluntary.
 #  3. As nobody: pmutop either profiles its own process or refuses with an
 #     error naming kernel.perf_event_paranoid, never a crash or hang.
 source "$(dirname "$0")/lib.sh"
@@ -69,6 +71,27 @@ lw=$(total_ms att.pb.gz offcpu lock_waiter)
 share_check "lock_waiter wait_lock_40ms" "$(cum_ms att.pb.gz offcpu lock_waiter wait_lock_40ms)" "$lw" 66.67 || errs=$((errs + 1))
 share_check "lock_waiter nap_20ms" "$(cum_ms att.pb.gz offcpu lock_waiter nap_20ms)" "$lw" 33.33 || errs=$((errs + 1))
 (( errs == 0 )) || fail "$errs off-CPU share(s) off by more than $TOL pp"
+
+# Why each thread left the CPU, as the label "switch": every off-CPU sample
+# has one; a waiter's blocks are voluntary; "preempted" is exactly the
+# [preempted] leaf (however much contention this run met).
+tot=$(total_ms att.pb.gz offcpu)
+lab=$(pprof -tags -unit=ms -sample_index=offcpu att.pb.gz |
+	awk '/^ *switch: Total/ { v = $3; sub("ms", "", v); print v + 0; found = 1 } END { if (!found) print 0 }')
+info "switch label: on ${lab} of ${tot} ms off-CPU"
+awk -v l="$lab" -v t="$tot" 'BEGIN { d = l - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.001 * t + 1) }' ||
+	fail "off-CPU samples without a switch label ($lab of $tot ms)"
+pwn=$(pprof -top -unit=ms -sample_index=offcpu -tagfocus=thread=pipe_waiter -tagignore=switch=voluntary att.pb.gz |
+	awk '/^Showing nodes accounting for/ { v = $5; sub("ms,?", "", v); print v + 0; found = 1 } END { if (!found) print 0 }')
+info "pipe_waiter: ${pwn} of ${pw} ms not labelled voluntary"
+awk -v a="$pwn" -v b="$pw" 'BEGIN { exit !(b > 0 && a <= 0.05 * b) }' ||
+	fail "pipe_waiter's waits are not labelled switch=voluntary ($pwn of $pw ms are not)"
+pre=$(pprof -top -unit=ms -sample_index=offcpu -tagfocus=switch=preempted att.pb.gz |
+	awk '/^Showing nodes accounting for/ { v = $5; sub("ms,?", "", v); t = v + 0 }
+	     $6 == "[preempted]" { v = $1; sub("ms", "", v); f = v + 0 } END { print t + 0, f + 0 }')
+info "switch=preempted: total and [preempted] flat (ms): $pre"
+awk -v p="$pre" 'BEGIN { split(p, a, " "); d = a[1] - a[2]; if (d < 0) d = -d; exit !(d <= 0.01 * a[1] + 0.5) }' ||
+	fail "switch=preempted samples are not the [preempted] ones ($pre)"
 
 durms=$(awk -v d="$DUR" 'BEGIN { print d * 1000 }')
 parked=$(cum_ms att.pb.gz offcpu parked parked_forever)
