@@ -58,18 +58,28 @@ if [[ -z ${1:-} ]] && ! command -v npm >/dev/null 2>&1; then
 	missing+=(npm)
 fi
 
-# playwright-core (tests/web/package.json, pinned by its lock file) drives
-# Debian's chromium; it downloads no browser. Local to the tree: no root.
-web_deps() {
-	local web
-	web=$(cd "$(dirname "${BASH_SOURCE[0]}")/web" && pwd)
-	[[ -z ${1:-} && ! -d $web/node_modules/playwright-core ]] || return 0
-	echo "install-deps: npm ci in $web (playwright-core)" >&2
-	(cd "$web" && npm ci --no-audit --no-fund --loglevel=error >&2)
+# npm packages the tests use, each directory pinned by its lock file and
+# local to the tree (no root): tests/web has playwright-core, which drives
+# Debian's chromium (it downloads no browser); tests/programs has real
+# programs the e2e tests profile (esbuild's Linux binary: a stripped Go
+# program from a newer Go than Debian's).
+npm_deps() {
+	local dir mark
+	for dir in web:playwright-core programs:@esbuild/linux-x64; do
+		mark=${dir#*:}
+		dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/${dir%%:*}" && pwd)
+		[[ -z ${1:-} && ! -d $dir/node_modules/$mark ]] || continue
+		echo "install-deps: npm ci in $dir ($mark)" >&2
+		if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+			# esbuild's binary is x86_64 only: its test SKIPs elsewhere.
+			[[ $mark == @esbuild/* ]] || return 1
+			echo "install-deps: $mark not installed (t_go_esbuild will SKIP)" >&2
+		fi
+	done
 }
 
 if (( ${#missing[@]} == 0 )); then
-	web_deps "${1:-}"
+	npm_deps "${1:-}"
 	exit 0
 fi
 
@@ -83,4 +93,4 @@ fi
 echo "install-deps: installing ${missing[*]}" >&2
 apt-get update
 DEBIAN_FRONTEND=noninteractive $cmd
-web_deps "${1:-}"
+npm_deps "${1:-}"

@@ -24,7 +24,7 @@
 #include "pmutop/frontend/cli_habits.h"
 
 #define DEFAULT_STACK_SIZE 16384
-#define DEFAULT_MAX_DEPTH 128
+#define DEFAULT_MAX_DEPTH 512
 #define DEFAULT_REFRESH 1.0
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -537,7 +537,7 @@ static int look_process(struct ctx *c, struct process_table *procs, struct st_pr
 
 int stacks_run(const struct pmutop_opts *o)
 {
-	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 128 };
+	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 512 };
 	struct module_cache *modules = NULL;
 	struct process_table *procs = NULL;
 	struct st_proc *ps = NULL;

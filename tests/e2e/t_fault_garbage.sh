@@ -33,7 +33,7 @@ if readable garbage.pb.gz; then
 	raw_samples garbage.pb.gz >samples.txt || problem "pprof -raw cannot read it"
 	depth=$(awk -F'\t' '{ n = split($4, f, ";"); if (n > m) m = n } END { print m + 0 }' samples.txt)
 	info "deepest stack: $depth frames"
-	(( depth <= 130 )) || problem "a stack of $depth frames (more than --max-depth)"
+	(( depth <= 514 )) || problem "a stack of $depth frames (more than --max-depth, 512)"
 fi
 
 (( ERRS == 0 )) || fail "$ERRS problem(s) with garbage stacks"

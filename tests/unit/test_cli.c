@@ -57,7 +57,7 @@ static void launch_mode_keeps_command_args(void **state)
 	assert_int_equal(o.pid, 0);
 	/* defaults */
 	assert_int_equal(o.stack_size, 16384);
-	assert_int_equal(o.max_depth, 128);
+	assert_int_equal(o.max_depth, 512);
 	assert_int_equal(o.period, 0);
 }
 
