@@ -467,13 +467,19 @@ static const struct rule *rule_get(struct fast_unwinder *f, uint64_t addr)
 	return r;
 }
 
+/* Whether the 8 bytes at addr are in the sample's stack copy. */
+static bool in_copy(const struct perf_sample *s, uint64_t sp0, uint64_t addr)
+{
+	return addr >= sp0 && s->stack_size >= 8 && addr - sp0 <= s->stack_size - 8;
+}
+
 /* An 8-byte word of the target: the stack copy first, else the live process. */
 static int read_word(struct fast_unwinder *f, const struct perf_sample *s, uint64_t sp0,
 		     uint64_t addr, uint64_t *val)
 {
 	uint64_t page = addr & ~(uint64_t)(LIVE_PAGE - 1);
 
-	if (addr >= sp0 && s->stack_size >= 8 && addr - sp0 <= s->stack_size - 8) {
+	if (in_copy(s, sp0, addr)) {
 		memcpy(val, s->stack + (addr - sp0), 8);
 		return 0;
 	}
@@ -513,6 +519,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 					       .bp = BP_SAME, .debug_frame = 1, .go = 1 };
 	uint64_t sp0, ip, sp, bp;
 	bool bp_known = true, exact = true; /* exact: ip is not a return address */
+	bool on_sampled_stack = true;       /* not yet switched to another stack (mcall, cgo) */
 	unsigned n = 0;
 
 	/*
@@ -565,6 +572,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			}
 			ips[n++] = ip = ra;
 			sp = base + 8;
+			on_sampled_stack = false;
 			continue;
 		}
 		if (r->kind == RULE_MCALL && !exact) {
@@ -589,6 +597,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			ips[n++] = ip = gpc;
 			sp = gsp;
 			bp_known = false;
+			on_sampled_stack = false;
 			continue;
 		}
 		if (r->kind == RULE_SWITCH && !exact) {
@@ -640,6 +649,20 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 		if (r->cfa_reg == DW_RBP && !bp_known)
 			goto fallback;
 		cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+		/*
+		 * A Go frame past the stack copy, on the stack the sample was
+		 * taken on (not one the walk switched to, such as a parked
+		 * goroutine's, which stands still): that goroutine has run on
+		 * since the interrupt, and its live stack no longer holds
+		 * these frames (deep recursion with big frames gave garbage
+		 * return addresses, then a useless libunwind walk: 11% of
+		 * pmutop's CPU on esbuild). The kernel's frame-pointer chain,
+		 * taken at the interrupt, goes on from here (gostack_splice).
+		 */
+		if (r->go && s->callchain && on_sampled_stack && !in_copy(s, sp0, cfa - 8)) {
+			*outcome = UNWIND_STACK_CUT;
+			return n;
+		}
 		if (read_word(f, s, sp0, cfa - 8, &ra)) {
 			*outcome = stack_read_outcome(sp0, cfa - 8);
 			return n;
