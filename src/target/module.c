@@ -931,11 +931,68 @@ int module_read(const struct module *m, uint64_t vaddr, void *buf, size_t len)
 	return 0;
 }
 
+/* Bytes of a DWARF EH pointer encoding's value (its low nibble); 0: not handled. */
+static unsigned eh_enc_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case 0x00: return 8; /* absptr (64-bit) */
+	case 0x02: case 0x0a: return 2;
+	case 0x03: case 0x0b: return 4;
+	case 0x04: case 0x0c: return 8;
+	default: return 0;
+	}
+}
+
+/*
+ * The .eh_frame_hdr search table (sorted FDE initial locations; the usual
+ * datarel|sdata4 form only): the start of the last FDE at or below vaddr,
+ * and the next FDE's start (UINT64_MAX when none), an upper bound of its
+ * end. 0, or -ENOENT.
+ */
+static int ehf_fde_start(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *next)
+{
+	uint8_t h[4];
+	uint64_t table, count, lo = 0, hi;
+	uint32_t u32;
+	int32_t loc;
+	unsigned psz;
+
+	if (!m->has_ehf || m->ehf_size < 12 || module_read(m, m->ehf_vaddr, h, sizeof(h)) ||
+	    h[0] != 1 || h[3] != 0x3b || !(psz = eh_enc_size(h[1])) ||
+	    (h[2] & 0x0f) != 0x03 || module_read(m, m->ehf_vaddr + 4 + psz, &u32, 4))
+		return -ENOENT;
+	count = u32;
+	table = m->ehf_vaddr + 4 + psz + 4;
+	if (!count || count > (m->ehf_size - (table - m->ehf_vaddr)) / 8)
+		return -ENOENT;
+	/* The last entry whose start is <= vaddr: binary search on [lo, hi). */
+	hi = count;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (module_read(m, table + 8 * mid, &loc, 4))
+			return -ENOENT;
+		if (m->ehf_vaddr + (uint64_t)(int64_t)loc <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || module_read(m, table + 8 * (lo - 1), &loc, 4))
+		return -ENOENT;
+	*start = m->ehf_vaddr + (uint64_t)(int64_t)loc;
+	*next = UINT64_MAX;
+	if (lo < count && module_read(m, table + 8 * lo, &loc, 4) == 0)
+		*next = m->ehf_vaddr + (uint64_t)(int64_t)loc;
+	return 0;
+}
+
 int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
 	struct module *mm = (struct module *)m; /* the lazily opened CFI readers */
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr lo, hi;
+	uint64_t fde, next;
+	bool eh = false;
 
 	if (!m || !m->elf)
 		return -ENOENT;
@@ -945,13 +1002,36 @@ int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, ui
 		mm->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
 		mm->dcfi = mm->dwarf ? dwarf_getcfi(mm->dwarf) : NULL;
 	}
-	if (!(mm->cfi && dwarf_cfi_addrframe(mm->cfi, vaddr, &frame) == 0 && frame) &&
-	    !(mm->dcfi && dwarf_cfi_addrframe(mm->dcfi, vaddr, &frame) == 0 && frame))
+	if (mm->cfi && dwarf_cfi_addrframe(mm->cfi, vaddr, &frame) == 0 && frame)
+		eh = true;
+	else if (!(mm->dcfi && dwarf_cfi_addrframe(mm->dcfi, vaddr, &frame) == 0 && frame))
 		return -ENOENT;
 	dwarf_frame_info(frame, &lo, &hi, NULL);
 	free(frame);
 	if (!(lo <= vaddr && vaddr < hi))
 		return -ENOENT;
+	/*
+	 * libdw answers with the CFI *row* that covers vaddr (from one push
+	 * or pop to the next), not its FDE: a function of several rows would
+	 * be several "functions", named by a row start inside it. The FDE's
+	 * own start comes from .eh_frame_hdr's table; its end is where its
+	 * rows stop (the next row starts a gap or another FDE).
+	 */
+	if (eh && ehf_fde_start(m, vaddr, &fde, &next) == 0 && fde <= lo) {
+		for (unsigned i = 0; i < 4096 && hi < next; i++) {
+			Dwarf_Addr nlo, nhi;
+
+			frame = NULL;
+			if (dwarf_cfi_addrframe(mm->cfi, hi, &frame) != 0 || !frame)
+				break;
+			dwarf_frame_info(frame, &nlo, &nhi, NULL);
+			free(frame);
+			if (nlo != hi || nhi <= hi)
+				break;
+			hi = nhi;
+		}
+		lo = fde;
+	}
 	*start = lo;
 	*end = hi;
 	return 0;

@@ -54,6 +54,39 @@ __asm__(".pushsection .text\n"
 	".size tsym_after, .-tsym_after\n"
 	".popsection\n");
 
+/*
+ * tfde_rows: one FDE whose CFI has five rows (a row starts at each push and
+ * pop): every address in it must get the FDE's whole range, not its row's.
+ * tfde_rows_end marks its end.
+ */
+__asm__(".pushsection .text\n"
+	".p2align 4\n"
+	".type tfde_rows, @function\n"
+	"tfde_rows:\n"
+	"  .cfi_startproc\n"
+	"  push %rbx\n"
+	"  .cfi_adjust_cfa_offset 8\n"
+	"  .cfi_offset %rbx, -16\n"
+	"  push %rbp\n"
+	"  .cfi_adjust_cfa_offset 8\n"
+	"  .cfi_offset %rbp, -24\n"
+	"  nop\n"
+	"  nop\n"
+	"  pop %rbp\n"
+	"  .cfi_adjust_cfa_offset -8\n"
+	"  pop %rbx\n"
+	"  .cfi_adjust_cfa_offset -8\n"
+	"  ret\n"
+	"  .cfi_endproc\n"
+	".size tfde_rows, .-tfde_rows\n"
+	".type tfde_rows_end, @function\n"
+	"tfde_rows_end:\n"
+	"  ret\n"
+	".size tfde_rows_end, .-tfde_rows_end\n"
+	".popsection\n");
+
+__attribute__((visibility("hidden"))) void tfde_rows(void);
+__attribute__((visibility("hidden"))) void tfde_rows_end(void);
 __attribute__((visibility("hidden"))) void tsym_pad(void);
 __attribute__((visibility("hidden"))) void tsym_nosize(void);
 __attribute__((visibility("hidden"))) void tsym_after(void);
@@ -352,6 +385,29 @@ static void test_asm_symbol_bounds(void **state)
 	assert_int_equal(off, 3);
 	assert_string_equal(module_symbolize(m, after, &off), "tsym_after");
 	assert_int_equal(off, 0);
+	module_cache_free(c);
+}
+
+static void test_fde_range_whole_function(void **state)
+{
+	struct module_cache *c = module_cache_new();
+	struct self_map sm;
+	struct module *m;
+	uint64_t bias, start, lo, hi, len;
+
+	(void)state;
+	m = self_module(c, &sm);
+	assert_non_null(m);
+	assert_int_equal(module_bias(m, sm.start, sm.pgoff, &bias), 0);
+	start = (uintptr_t)&tfde_rows - bias;
+	len = (uintptr_t)&tfde_rows_end - (uintptr_t)&tfde_rows;
+	/* push, push, nop, nop, pop, pop, ret: 1 + 1 + 1 + 1 + 1 + 1 + 1 bytes. */
+	assert_int_equal(len, 7);
+	for (uint64_t a = start; a < start + len; a++) {
+		assert_int_equal(module_fde_range(m, a, &lo, &hi), 0);
+		assert_int_equal(lo, start);
+		assert_int_equal(hi, start + len);
+	}
 	module_cache_free(c);
 }
 
@@ -654,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_exe_matches_loader),
 		cmocka_unit_test(test_exe_read),
 		cmocka_unit_test(test_asm_symbol_bounds),
+		cmocka_unit_test(test_fde_range_whole_function),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_libc_getpid),
