@@ -634,7 +634,7 @@ static void on_comm(struct session *s, const struct perf_comm_rec *c)
 	if (!p)
 		return;
 	if (c->exec) {
-		process_exec(p, c->comm);
+		process_exec(s->procs, p, c->comm);
 		aggregate_set_thread_process(s->agg, c->tid, c->pid, c->comm);
 	}
 	aggregate_set_thread_name(s->agg, c->tid, c->comm);
@@ -1392,6 +1392,12 @@ static void sync_run_counts(struct session *s)
 	info->run_lost = s->before.lost + info->lost;
 	info->run_throttled = s->before.throttled + info->throttled;
 	info->run_compacted = s->before.compacted + info->compacted;
+	{
+		struct module_cache_stats ms;
+
+		module_cache_get_stats(s->modules, &ms);
+		info->modules_evicted = ms.evicted;
+	}
 	info->window = s->resets;
 }
 

@@ -151,6 +151,12 @@ struct agg_info {
 	uint64_t leaf_dropped;      /* leaf samples whose address detail was dropped */
 	uint64_t compactions;       /* times the aggregate was rebuilt */
 	/*
+	 * Files whose symbols were evicted once no process mapped them
+	 * (process_table_prune), since the run started: names already in the
+	 * aggregate stay; the session sets it.
+	 */
+	uint64_t modules_evicted;
+	/*
 	 * Counts since the run started, across windows and the live view's
 	 * resets (the session keeps them; equal to the above without resets).
 	 */
