@@ -368,7 +368,7 @@ static void forget_module(void *arg, const struct module *mod)
 }
 
 /*
- * A round of module eviction (module.h): what every process not yet
+ * A round of module eviction (module.h; see process.h): what every process not yet
  * collected has mapped is marked (maps_mark_modules; an exited one's
  * samples may still be in the buffers until it is collected); past
  * keep_modules, the files no such process maps go, least recently used
@@ -377,8 +377,12 @@ static void forget_module(void *arg, const struct module *mod)
  * has no record; an unmapped library stays in the view until something is
  * mapped over it).
  */
-static void evict_modules(struct process_table *t)
+void process_table_evict(struct process_table *t,
+			 const struct mapping *(*pending)(const void *arg, size_t i),
+			 const void *arg)
 {
+	const struct mapping *m;
+
 	if (!t->evict_due)
 		return;
 	t->evict_due = false;
@@ -386,6 +390,8 @@ static void evict_modules(struct process_table *t)
 	for (struct process *p = t->head; p; p = p->next)
 		if (!p->collected)
 			maps_mark_modules(p->maps);
+	for (size_t i = 0; pending && (m = pending(arg, i)); i++)
+		module_cache_mark(t->mc, m->mod);
 	module_cache_evict(t->mc, t->keep_modules, forget_module, t);
 }
 
@@ -397,7 +403,6 @@ void process_table_prune(struct process_table *t)
 		debuginfo_trim(p->dbg);
 	}
 	debuginfo_trim(t->shared_dbg);
-	evict_modules(t);
 }
 
 void process_table_set_module_keep(struct process_table *t, size_t keep)

@@ -1401,6 +1401,11 @@ static void sync_run_counts(struct session *s)
 	info->window = s->resets;
 }
 
+static const struct mapping *pending_mapping(const void *agg, size_t i)
+{
+	return aggregate_pending_mapping(agg, i);
+}
+
 /*
  * About once a second: pending lines, thread folding and the caps
  * (aggregate_maintain), then the mapping history's cap - in that order,
@@ -1414,6 +1419,8 @@ static void maintain(struct session *s, bool force)
 
 	if (aggregate_maintain(s->agg, force, lines) == 0)
 		process_table_prune(s->procs);
+	/* Files no process maps any more: not those pending lookups still need. */
+	process_table_evict(s->procs, pending_mapping, s->agg);
 	sync_run_counts(s);
 }
 

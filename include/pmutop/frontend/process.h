@@ -20,7 +20,7 @@
  * counted as not followed. An exited process drops its unwinder at once and,
  * if no sample ever referred to it, its maps too (process_table_collect());
  * the files it mapped are evicted once no process maps them and 32 more
- * recent ones are kept (process_table_prune()).
+ * recent ones are kept (process_table_evict()).
  */
 #ifndef PMUTOP_PROCESS_H
 #define PMUTOP_PROCESS_H
@@ -114,16 +114,26 @@ void process_table_collect(struct process_table *t,
 			   void (*on_free)(void *arg, const struct maps *m), void *arg);
 
 /*
- * Cap every process's mapping history (maps_prune), its debug info's
- * caches and readers (debuginfo_trim), and the files parsed for symbols
- * that no process maps any more: after a process exited or exec'd, all but
- * the 32 most recently used such files are evicted (module_cache_evict;
- * unwinders and DWARF readers drop what they derived from them). Only when
- * nothing points at old mappings or looked-up lines any more (no pending
- * line lookups).
+ * Cap every process's mapping history (maps_prune) and its debug info's
+ * caches and readers (debuginfo_trim): only when nothing points at old
+ * mappings or looked-up lines any more (no pending line lookups).
  */
 void process_table_prune(struct process_table *t);
-/* Unmapped files kept by process_table_prune() (tests; default 32). */
+
+/*
+ * Bound the files parsed for symbols (module.h: module_cache_evict): after
+ * a process exited or exec'd, all but the 32 most recently used files that
+ * no process not yet collected has mapped, and no pending line lookup
+ * needs, are evicted; unwinders and DWARF readers drop what they derived
+ * from them. pending(arg, i) gives the mapping of the i-th pending lookup,
+ * NULL past the last (aggregate_pending_mapping); pending may be NULL.
+ * Call after process_table_collect(), with every record up to now handled.
+ */
+struct mapping;
+void process_table_evict(struct process_table *t,
+			 const struct mapping *(*pending)(const void *arg, size_t i),
+			 const void *arg);
+/* Unmapped files kept by process_table_evict() (tests; default 32). */
 void process_table_set_module_keep(struct process_table *t, size_t keep);
 
 /*

@@ -281,6 +281,12 @@ int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *
 
 /* Locations still waiting for aggregate_resolve_lines(). */
 size_t aggregate_pending_lines(const struct aggregate *a);
+/*
+ * The mapping of the i-th of them (i < aggregate_pending_lines()): its
+ * module must stay parsed until the lines are looked up (the module cache's
+ * eviction keeps it, process_table_evict()). NULL past the end.
+ */
+const struct mapping *aggregate_pending_mapping(const struct aggregate *a, size_t i);
 
 /*
  * The same within about budget_ns (0: no limit), so that a sampling loop
