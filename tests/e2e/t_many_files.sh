@@ -22,10 +22,15 @@ done
 # An ASan build keeps freed blocks in a quarantine (256 MB by default), which
 # would hide what eviction frees: a small one, and the bound three times as
 # large for its shadow memory (as in t_processes).
+# (150 copies under ASan: +23.8 MB.) It is also 2-3 times slower, so the
+# kernel drops more of the children's samples: fewer copies with a whole
+# stack (135 of 150 in one run, none of them unnamed).
 growth_max=12000
+named_min=95
 if ldd "$PMUTOP" 2>/dev/null | grep -q libasan; then
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
 	growth_max=36000
+	named_min=85
 fi
 
 # rss_run NAME COMMAND: profile `sh -c COMMAND` into NAME.pb.gz; pmutop's peak RSS (KiB) in NAME.rss.
@@ -97,7 +102,8 @@ info "$N copies: ${named:-0} named (_start and work_1 in one stack), ${lost:-?} 
 (( ${lost:-1} == 0 )) || problem "${lost:-?} copies have frames left unnamed in their code: names lost to eviction"
 # Not all: samples may be lost (the summary's lost N), and a child whose
 # first record is read after it exited is never opened (late).
-(( ${named:-0} * 100 >= N * 95 )) || problem "only ${named:-0} of $N copies named (want >= 95%)"
+(( ${named:-0} * 100 >= N * named_min )) ||
+	problem "only ${named:-0} of $N copies named (want >= ${named_min}%)"
 
 (( ERRS == 0 )) || fail "$ERRS problem(s) with many distinct files"
 pass "$N distinct files: +${growth} KiB over one file, ${evicted} evicted and counted, ${named} of $N named"
