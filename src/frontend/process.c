@@ -19,6 +19,7 @@
 #include "pmutop/symbols/debuginfod.h"
 #include "pmutop/symbols/perfmap.h"
 #include "pmutop/target/maps.h"
+#include "pmutop/target/module.h"
 #include "pmutop/target/proc.h"
 #include "pmutop/unwind/unwind.h"
 
@@ -35,9 +36,19 @@ struct process {
 	struct process *next;       /* creation order */
 };
 
+/*
+ * Files no live process maps that stay parsed (module_cache_evict): enough
+ * for a build's or a test suite's tools run one after another (sh, make,
+ * cc, cc1, as, ld and their libraries) to be parsed once, while a run of
+ * thousands of distinct programs keeps only these.
+ */
+#define KEEP_UNMAPPED_MODULES 32
+
 struct process_table {
 	struct module_cache *mc;
 	size_t max;
+	size_t keep_modules;        /* KEEP_UNMAPPED_MODULES (process_table_set_module_keep) */
+	bool evict_due;             /* a process exited or exec'd since the last round */
 	struct process *head, *tail;
 	struct process **slots;     /* live processes by pid; NULL = empty */
 	size_t cap, used;
@@ -98,6 +109,7 @@ struct process_table *process_table_new(struct module_cache *mc, size_t max)
 		return NULL;
 	t->mc = mc;
 	t->max = max ? max : 1;
+	t->keep_modules = KEEP_UNMAPPED_MODULES;
 	if (reindex(t, 64)) {
 		free(t);
 		return NULL;
@@ -306,8 +318,9 @@ struct process *process_table_spawn(struct process_table *t, pid_t pid, pid_t pa
 	return p;
 }
 
-void process_exec(struct process *p, const char *comm)
+void process_exec(struct process_table *t, struct process *p, const char *comm)
 {
+	t->evict_due = true; /* what it mapped before may be mapped by nobody now */
 	maps_reset(p->maps);
 	unwinder_flush(p->unwinder);
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
@@ -342,6 +355,46 @@ static void add_unwind_stats(struct unwind_stats *sum, const struct unwinder *u)
 	sum->ref_short += st.ref_short;
 }
 
+/* module_cache_evict's on_evict: every holder of state derived from mod drops it. */
+static void forget_module(void *arg, const struct module *mod)
+{
+	struct process_table *t = arg;
+
+	for (struct process *p = t->head; p; p = p->next) {
+		unwinder_forget_module(p->unwinder, mod);
+		debuginfo_forget_module(p->dbg, mod);
+	}
+	debuginfo_forget_module(t->shared_dbg, mod);
+}
+
+/*
+ * A round of module eviction (module.h; see process.h): what every process not yet
+ * collected has mapped is marked (maps_mark_modules; an exited one's
+ * samples may still be in the buffers until it is collected); past
+ * keep_modules, the files no such process maps go, least recently used
+ * first. Only after a process exited
+ * or exec'd: nothing else leaves files unmapped that pmutop can see (munmap
+ * has no record; an unmapped library stays in the view until something is
+ * mapped over it).
+ */
+void process_table_evict(struct process_table *t,
+			 const struct mapping *(*pending)(const void *arg, size_t i),
+			 const void *arg)
+{
+	const struct mapping *m;
+
+	if (!t->evict_due)
+		return;
+	t->evict_due = false;
+	module_cache_mark_begin(t->mc);
+	for (struct process *p = t->head; p; p = p->next)
+		if (!p->collected)
+			maps_mark_modules(p->maps);
+	for (size_t i = 0; pending && (m = pending(arg, i)); i++)
+		module_cache_mark(t->mc, m->mod);
+	module_cache_evict(t->mc, t->keep_modules, forget_module, t);
+}
+
 void process_table_prune(struct process_table *t)
 {
 	for (struct process *p = t->head; p; p = p->next) {
@@ -350,6 +403,12 @@ void process_table_prune(struct process_table *t)
 		debuginfo_trim(p->dbg);
 	}
 	debuginfo_trim(t->shared_dbg);
+}
+
+void process_table_set_module_keep(struct process_table *t, size_t keep)
+{
+	t->keep_modules = keep;
+	t->evict_due = true;
 }
 
 static void add_debuginfo_stats(struct process_stats *st, const struct debuginfo *d)
@@ -394,6 +453,7 @@ void process_table_collect(struct process_table *t,
 			continue;
 		}
 		p->collected = true;
+		t->evict_due = true;
 		add_unwind_stats(&t->unwind_done, p->unwinder);
 		unwinder_free(p->unwinder);
 		p->unwinder = NULL;
@@ -448,6 +508,8 @@ void process_note_sample(struct process *p)
 void process_table_stats(const struct process_table *t, struct process_stats *st)
 {
 	*st = t->st;
+	module_cache_get_stats(t->mc, &st->modules);
+	st->modules_kept = t->keep_modules;
 	memset(&st->dbg, 0, sizeof(st->dbg));
 	for (const struct process *p = t->head; p; p = p->next)
 		add_debuginfo_stats(st, p->dbg);
@@ -467,10 +529,15 @@ void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samp
 			(unsigned long long)p->dbg.dropped);
 	for (int i = 0; i < PROC_SKIP_N; i++)
 		skipped += p->skipped[i];
-	if (p->seen <= 1 && !skipped)
+	if (p->seen <= 1 && !skipped && !p->modules.evicted)
 		return;
 	fprintf(out, "pmutop: processes: %zu followed (%zu exited, %zu still running)", p->seen,
 		p->exited, p->live);
+	if (p->modules.evicted)
+		fprintf(out, "; memory cap: symbols of %llu files no process mapped any more "
+			"freed (the last %zu kept), %llu parsed again when mapped again",
+			(unsigned long long)p->modules.evicted, p->modules_kept,
+			(unsigned long long)(p->modules.reopened + p->modules.replaced));
 	if (skipped) {
 		fprintf(out, "; %zu not followed:", skipped);
 		for (int i = 0; i < PROC_SKIP_N; i++)

@@ -634,7 +634,7 @@ static void on_comm(struct session *s, const struct perf_comm_rec *c)
 	if (!p)
 		return;
 	if (c->exec) {
-		process_exec(p, c->comm);
+		process_exec(s->procs, p, c->comm);
 		aggregate_set_thread_process(s->agg, c->tid, c->pid, c->comm);
 	}
 	aggregate_set_thread_name(s->agg, c->tid, c->comm);
@@ -1392,7 +1392,18 @@ static void sync_run_counts(struct session *s)
 	info->run_lost = s->before.lost + info->lost;
 	info->run_throttled = s->before.throttled + info->throttled;
 	info->run_compacted = s->before.compacted + info->compacted;
+	{
+		struct module_cache_stats ms;
+
+		module_cache_get_stats(s->modules, &ms);
+		info->modules_evicted = ms.evicted;
+	}
 	info->window = s->resets;
+}
+
+static const struct mapping *pending_mapping(const void *agg, size_t i)
+{
+	return aggregate_pending_mapping(agg, i);
 }
 
 /*
@@ -1408,6 +1419,8 @@ static void maintain(struct session *s, bool force)
 
 	if (aggregate_maintain(s->agg, force, lines) == 0)
 		process_table_prune(s->procs);
+	/* Files no process maps any more: not those pending lookups still need. */
+	process_table_evict(s->procs, pending_mapping, s->agg);
 	sync_run_counts(s);
 }
 

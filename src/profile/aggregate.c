@@ -1430,6 +1430,11 @@ size_t aggregate_pending_lines(const struct aggregate *a)
 	return a->pending.n;
 }
 
+const struct mapping *aggregate_pending_mapping(const struct aggregate *a, size_t i)
+{
+	return i < a->pending.n ? a->pending.v[i].map : NULL;
+}
+
 static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *arg), void *arg)
 {
 	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;

@@ -181,29 +181,32 @@ struct debuginfo *debuginfo_new(pid_t pid, bool host_paths)
 	return d;
 }
 
+/* One module's state: its Dwfl, descriptors and names. */
+static void dmod_free(struct dmod *dm)
+{
+	if (dm->dwfl)
+		dwfl_end(dm->dwfl);
+	if (dm->debug_fd >= 0)
+		close(dm->debug_fd);
+	if (dm->keep_fd >= 0)
+		close(dm->keep_fd);
+	if (dm->keep_debug_fd >= 0)
+		close(dm->keep_debug_fd);
+	free(dm->ranges);
+	free(dm->debug_name);
+	free(dm->keep_path);
+	free(dm->keep_debug_name);
+	free(dm);
+}
+
 void debuginfo_free(struct debuginfo *d)
 {
 	size_t i;
 
 	if (!d)
 		return;
-	for (i = 0; i < d->nmods; i++) {
-		struct dmod *dm = d->mods[i];
-
-		if (dm->dwfl)
-			dwfl_end(dm->dwfl);
-		if (dm->debug_fd >= 0)
-			close(dm->debug_fd);
-		if (dm->keep_fd >= 0)
-			close(dm->keep_fd);
-		if (dm->keep_debug_fd >= 0)
-			close(dm->keep_debug_fd);
-		free(dm->ranges);
-		free(dm->debug_name);
-		free(dm->keep_path);
-		free(dm->keep_debug_name);
-		free(dm);
-	}
+	for (i = 0; i < d->nmods; i++)
+		dmod_free(d->mods[i]);
 	if (d->tab)
 		for (i = 0; i <= d->mask; i++)
 			free(d->tab[i].lines);
@@ -1151,6 +1154,18 @@ void debuginfo_trim(struct debuginfo *d)
 		    (now - last >= d->idle_ns || (dm->used_ns > dm->opened_ns &&
 						  now - dm->opened_ns >= d->recycle_ns)))
 			close_module(d, dm);
+	}
+}
+
+void debuginfo_forget_module(struct debuginfo *d, const struct module *mod)
+{
+	for (size_t i = 0; d && i < d->nmods; i++) {
+		if (d->mods[i]->mod != mod)
+			continue;
+		dmod_free(d->mods[i]);
+		d->mods[i] = d->mods[--d->nmods];
+		d->last = 0;
+		return;
 	}
 }
 

@@ -426,6 +426,12 @@ void maps_reset(struct maps *m)
 	m->generation++;
 }
 
+void maps_mark_modules(const struct maps *m)
+{
+	for (size_t i = 0; m && i < m->nall; i++)
+		module_cache_mark(m->cache, m->all[i]->mod);
+}
+
 const struct mapping *maps_find(const struct maps *m, uint64_t addr)
 {
 	size_t i;

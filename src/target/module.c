@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,20 @@ struct symbol {
 };
 
 struct module {
+	/*
+	 * Kept when the module is evicted (module_cache_evict): what outputs
+	 * and holders of the pointer still ask (path, build-id) and what tells
+	 * whether a file found again is the same one (size, ctime).
+	 */
 	char *path;
+	char build_id[2 * MAX_BUILD_ID + 1];
+	uint64_t file_size;
+	struct timespec file_ctime;
+	uint64_t last_used;  /* cache epoch it was last marked or handed out in */
+	bool evicted;        /* everything below is released (module_release) */
+	struct module *retired_next; /* replaced by another file (cache's retired list) */
+
+	/* From here to the end: parsed state, zero while evicted. */
 	void *image;
 	size_t size;
 	bool mapped;       /* image is mmap'd (munmap) rather than malloc'd */
@@ -97,7 +111,6 @@ struct module {
 	char gopcln_err[160];
 	uint64_t text_lo, text_hi;
 	uint64_t page_size;
-	char build_id[2 * MAX_BUILD_ID + 1];
 };
 
 enum cache_kind { KEY_INODE, KEY_PATH, KEY_IMAGE };
@@ -117,6 +130,9 @@ struct module_cache {
 	struct cache_entry **buckets;
 	size_t nbuckets;       /* power of two */
 	size_t count;
+	uint64_t epoch;        /* module_cache_mark_begin() rounds, from 1 */
+	struct module *retired; /* evicted modules whose file was replaced (kept: see evict) */
+	struct module_cache_stats st;
 	unsigned nskipped;     /* files refused as unsafe (module_cache_skipped) */
 	char skipped[512];
 };
@@ -168,10 +184,13 @@ static void sigbus_install(void)
 
 /* ---- module lifetime ---------------------------------------------------- */
 
-static void module_free(struct module *m)
+/*
+ * Free what parsing built (image, libelf and libdw handles, symbols, Go
+ * table) and zero it: the module is then a shell that keeps its path,
+ * build-id and file identity, and answers every query with "nothing".
+ */
+static void module_release(struct module *m)
 {
-	if (!m)
-		return;
 	if (m->cfi)
 		dwarf_cfi_end(m->cfi);
 	if (m->dwarf)
@@ -189,6 +208,15 @@ static void module_free(struct module *m)
 	gopclntab_free(m->gopcln);
 	free(m->syms);
 	free(m->segs);
+	memset((char *)m + offsetof(struct module, image), 0,
+	       sizeof(*m) - offsetof(struct module, image));
+}
+
+static void module_free(struct module *m)
+{
+	if (!m)
+		return;
+	module_release(m);
 	free(m->path);
 	free(m);
 }
@@ -717,19 +745,20 @@ static bool is_map_files(const char *path)
 }
 
 /*
- * Open, map and parse a regular file. NULL when it is not a readable ELF
- * file, or (dev/ino non-zero, open_path not a map_files entry) not the
- * file with that device and inode: a path a target can swap after mmap.
+ * Open, map and parse a regular file into m (a new module, or an evicted
+ * one, build-id cleared). 0; -ENOENT when it is not a readable ELF file, or
+ * (dev/ino non-zero, open_path not a map_files entry) not the file with
+ * that device and inode: a path a target can swap after mmap; -ENOMEM.
+ * On failure m holds nothing parsed.
  */
-static struct module *module_open_file(struct module_cache *c, const char *open_path,
-				       const char *display_path, uint64_t dev, uint64_t ino)
+static int module_load_file(struct module_cache *c, struct module *m, const char *open_path,
+			    uint64_t dev, uint64_t ino)
 {
 	struct safe_open_want want = { 0 };
-	struct module *m = NULL;
 	struct stat st;
 	char magic[SELFMAG];
 	void *image;
-	int fd;
+	int fd, err = -ENOENT;
 
 	/* Never open devices or FIFOs; never follow a container's symlinks out of it. */
 	if (!is_map_files(open_path)) {
@@ -744,7 +773,7 @@ static struct module *module_open_file(struct module_cache *c, const char *open_
 		    c->nskipped++ == 0)
 			snprintf(c->skipped, sizeof(c->skipped), "%.400s: %s", open_path,
 				 safe_open_strerror(fd));
-		return NULL;
+		return -ENOENT;
 	}
 	if (st.st_size < EI_NIDENT)
 		goto out_close;
@@ -755,20 +784,31 @@ static struct module *module_open_file(struct module_cache *c, const char *open_
 	image = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (image == MAP_FAILED)
 		goto out_close;
-	m = module_alloc(display_path ? display_path : open_path);
-	if (!m) {
-		munmap(image, (size_t)st.st_size);
-		goto out_close;
-	}
 	m->image = image;
 	m->size = (size_t)st.st_size;
 	m->mapped = true;
-	if (module_parse(m) != 0) {
-		module_free(m);
-		m = NULL;
+	m->file_size = (uint64_t)st.st_size;
+	m->file_ctime = st.st_ctim;
+	err = module_parse(m);
+	if (err) {
+		module_release(m);
+		err = err == -ENOMEM ? -ENOMEM : -ENOENT;
 	}
 out_close:
 	close(fd);
+	return err;
+}
+
+/* A new module for a regular file (module_load_file), or NULL. */
+static struct module *module_open_file(struct module_cache *c, const char *open_path,
+				       const char *display_path, uint64_t dev, uint64_t ino)
+{
+	struct module *m = module_alloc(display_path ? display_path : open_path);
+
+	if (m && module_load_file(c, m, open_path, dev, ino) != 0) {
+		module_free(m);
+		m = NULL;
+	}
 	return m;
 }
 
@@ -1099,6 +1139,7 @@ struct module_cache *module_cache_new(void)
 	if (!c)
 		return NULL;
 	c->nbuckets = 64;
+	c->epoch = 1;
 	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
 	if (!c->buckets) {
 		free(c);
@@ -1120,6 +1161,12 @@ void module_cache_free(struct module_cache *c)
 			free(e->name);
 			free(e);
 		}
+	}
+	while (c->retired) {
+		struct module *m = c->retired;
+
+		c->retired = m->retired_next;
+		module_free(m);
 	}
 	free(c->buckets);
 	free(c);
@@ -1191,6 +1238,8 @@ static struct module *cache_insert(struct module_cache *c, const struct cache_en
 	*e = *key;
 	e->mod = mod;
 	e->name = NULL;
+	if (mod)
+		mod->last_used = c->epoch;
 	if (key->name) {
 		e->name = strdup(key->name);
 		if (!e->name)
@@ -1206,6 +1255,62 @@ fail:
 	free(e);
 	module_free(mod);
 	return NULL;
+}
+
+/*
+ * An evicted module's file is mapped again: parse it back into the same
+ * module when it is the same file (build-id, size, ctime); else the entry
+ * gets a new module and the shell is retired (module_cache_evict). NULL
+ * when no path opens (the shell stays, to be tried again).
+ */
+static struct module *cache_reload(struct module_cache *c, struct cache_entry *e,
+				   const char *const *open_paths, unsigned n,
+				   const char *display_path, uint64_t dev, uint64_t ino)
+{
+	struct module *m = e->mod, *fresh;
+	char bid[sizeof(m->build_id)];
+	uint64_t size = m->file_size;
+	struct timespec ctime = m->file_ctime;
+	int err = -ENOENT;
+
+	memcpy(bid, m->build_id, sizeof(bid));
+	for (unsigned i = 0; i < n && err; i++) {
+		m->build_id[0] = '\0'; /* parsing fills it from the file */
+		if (open_paths[i])
+			err = module_load_file(c, m, open_paths[i], dev, ino);
+	}
+	if (!err && !strcmp(bid, m->build_id) && m->file_size == size &&
+	    m->file_ctime.tv_sec == ctime.tv_sec && m->file_ctime.tv_nsec == ctime.tv_nsec) {
+		m->evicted = false;
+		m->last_used = c->epoch;
+		c->st.reopened++;
+		c->st.resident++;
+		return m;
+	}
+	if (err) {
+		memcpy(m->build_id, bid, sizeof(bid));
+		m->file_size = size;
+		m->file_ctime = ctime;
+		return NULL;
+	}
+	/* Another file under the same key: the shell keeps the old identity. */
+	module_release(m);
+	memcpy(m->build_id, bid, sizeof(bid));
+	m->file_size = size;
+	m->file_ctime = ctime;
+	fresh = NULL;
+	for (unsigned i = 0; i < n && !fresh; i++)
+		if (open_paths[i])
+			fresh = module_open_file(c, open_paths[i], display_path, dev, ino);
+	if (!fresh)
+		return NULL;
+	m->retired_next = c->retired;
+	c->retired = m;
+	e->mod = fresh;
+	fresh->last_used = c->epoch;
+	c->st.replaced++;
+	c->st.resident++;
+	return fresh;
 }
 
 struct module *module_cache_get_any(struct module_cache *c, const char *const *open_paths,
@@ -1231,13 +1336,21 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 		key.hash = hash_mix(hash_bytes(HASH_SEED, display_path, strlen(display_path)));
 	}
 	e = cache_lookup(c, &key, NULL);
-	if (e)
+	if (e && e->mod && e->mod->evicted)
+		return cache_reload(c, e, open_paths, n, display_path, dev, ino);
+	if (e) {
+		if (e->mod)
+			e->mod->last_used = c->epoch;
 		return e->mod;
+	}
 
 	for (unsigned i = 0; i < n && !mod; i++)
 		if (open_paths[i])
 			mod = module_open_file(c, open_paths[i], display_path, dev, ino);
-	return cache_insert(c, &key, mod);
+	mod = cache_insert(c, &key, mod);
+	if (mod)
+		c->st.resident++;
+	return mod;
 }
 
 struct module *module_cache_get(struct module_cache *c, const char *open_path,
@@ -1266,7 +1379,7 @@ struct module *module_cache_get_image(struct module_cache *c, const char *name,
 	key.hash = hash_mix(hash_bytes(key.img_hash, name, strlen(name)));
 	e = cache_lookup(c, &key, image);
 	if (e)
-		return e->mod;
+		return e->mod; /* images are never evicted: no last_used to keep */
 	return cache_insert(c, &key, module_from_image(name, image, len));
 }
 
@@ -1275,4 +1388,75 @@ unsigned module_cache_skipped(const struct module_cache *c, const char **first)
 	if (first)
 		*first = c && c->nskipped ? c->skipped : "";
 	return c ? c->nskipped : 0;
+}
+
+/* ---- eviction (module_cache_evict) --------------------------------------- */
+
+void module_cache_mark_begin(struct module_cache *c)
+{
+	if (c)
+		c->epoch++;
+}
+
+void module_cache_mark(struct module_cache *c, struct module *m)
+{
+	if (c && m)
+		m->last_used = c->epoch;
+}
+
+static int lru_cmp(const void *a, const void *b)
+{
+	const struct module *x = *(struct module *const *)a, *y = *(struct module *const *)b;
+
+	return x->last_used < y->last_used ? -1 : x->last_used > y->last_used;
+}
+
+size_t module_cache_evict(struct module_cache *c, size_t keep,
+			  void (*on_evict)(void *arg, const struct module *m), void *arg)
+{
+	struct module **cand;
+	size_t n = 0, out = 0;
+
+	if (!c || c->st.resident <= keep)
+		return 0;
+	cand = malloc(c->st.resident * sizeof(*cand));
+	if (!cand)
+		return 0; /* the next round tries again */
+	for (size_t i = 0; i < c->nbuckets; i++)
+		for (struct cache_entry *e = c->buckets[i]; e; e = e->next) {
+			struct module *m = e->mod;
+
+			/* Only files: an image (the vDSO) cannot be read again. */
+			if (m && !m->evicted && m->mapped && m->last_used < c->epoch &&
+			    n < c->st.resident)
+				cand[n++] = m;
+		}
+	if (n > keep) {
+		qsort(cand, n, sizeof(*cand), lru_cmp);
+		for (out = 0; out < n - keep; out++) {
+			struct module *m = cand[out];
+
+			if (on_evict)
+				on_evict(arg, m);
+			module_release(m);
+			m->evicted = true;
+			c->st.resident--;
+			c->st.evicted++;
+		}
+	}
+	free(cand);
+	return out;
+}
+
+void module_cache_get_stats(const struct module_cache *c, struct module_cache_stats *st)
+{
+	if (c)
+		*st = c->st;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+bool module_evicted(const struct module *m)
+{
+	return m && m->evicted;
 }

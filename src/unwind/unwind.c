@@ -266,6 +266,12 @@ void unwinder_flush(struct unwinder *u)
 		fast_unwinder_flush(u->fast);
 }
 
+void unwinder_forget_module(struct unwinder *u, const struct module *mod)
+{
+	if (u && u->fast)
+		fast_unwinder_forget_module(u->fast, mod);
+}
+
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 {
 	*st = u->stats;

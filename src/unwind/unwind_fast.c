@@ -121,11 +121,30 @@ void fast_unwinder_free(struct fast_unwinder *f)
 	free(f);
 }
 
+void fast_unwinder_forget_module(struct fast_unwinder *f, const struct module *mod)
+{
+	for (size_t i = 0; f && i < f->ncfis; i++) {
+		struct cfi_entry *c = &f->cfis[i];
+
+		if (c->mod != mod)
+			continue;
+		if (c->cfi)
+			dwarf_cfi_end(c->cfi);
+		if (c->dwarf)
+			dwarf_end(c->dwarf); /* also frees dcfi */
+		f->cfis[i] = f->cfis[--f->ncfis];
+		return;
+	}
+}
+
 void fast_unwinder_flush(struct fast_unwinder *f)
 {
 	memset(f->rules, 0, f->rule_cap * sizeof(*f->rules));
 	f->nrules = 0;
-	/* CFI handles stay: they belong to modules, which never change. */
+	/*
+	 * CFI handles stay: a module's tables never change while it is
+	 * mapped (an evicted one's are closed: fast_unwinder_forget_module).
+	 */
 }
 
 void fast_unwinder_stats(const struct fast_unwinder *f, uint64_t *rules, uint64_t *fallbacks)

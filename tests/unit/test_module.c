@@ -498,6 +498,148 @@ static void test_image(void **state)
 	module_cache_free(c);
 }
 
+/* ---- eviction of unmapped files (module_cache_evict) ---------------------- */
+
+static unsigned evict_calls;
+static const struct module *evict_last;
+
+static void on_evict(void *arg, const struct module *m)
+{
+	(void)arg;
+	evict_calls++;
+	evict_last = m;
+	/* Called before the module is released: its parsed state is still there. */
+	assert_false(module_evicted(m));
+	assert_true(module_nsyms(m) > 0);
+}
+
+/* A copy of this test binary at dir/name: path, dev and ino out. */
+static void exe_copy(const char *name, const void *bytes, size_t len, char *path, size_t plen,
+		     uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	snprintf(path, plen, "%s/%s", tmpdir, name);
+	write_file(path, bytes, len);
+	assert_int_equal(stat(path, &st), 0);
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+}
+
+/*
+ * Files no one maps any more go, least recently used first, past `keep`;
+ * the module stays a shell (path, build-id) and is parsed back, the same
+ * pointer, when the same file is mapped again; another file under the same
+ * inode gets a new module. Images (the vDSO) are never evicted.
+ */
+static void test_evict(void **state)
+{
+	struct module_cache *c = module_cache_new();
+	struct module_cache_stats st;
+	struct self_map sm;
+	struct module *self, *a, *b, *cm, *d, *d2, *img;
+	char pa[512], pb[512], pc[512], pd[512], bid[129];
+	uint64_t da, ia, db, ib, dc, ic, dd, id, bias, off, vaddr;
+	size_t len;
+	void *bytes;
+
+	(void)state;
+	self = self_module(c, &sm);
+	assert_non_null(self);
+	assert_int_equal(module_bias(self, sm.start, sm.pgoff, &bias), 0);
+	vaddr = (uintptr_t)&module_test_target - bias;
+	bytes = read_file("/proc/self/exe", &len);
+	exe_copy("ev-a", bytes, len, pa, sizeof(pa), &da, &ia);
+	exe_copy("ev-b", bytes, len, pb, sizeof(pb), &db, &ib);
+	exe_copy("ev-c", bytes, len, pc, sizeof(pc), &dc, &ic);
+	exe_copy("ev-d", bytes, len, pd, sizeof(pd), &dd, &id);
+	a = module_cache_get(c, pa, pa, da, ia);
+	b = module_cache_get(c, pb, pb, db, ib);
+	cm = module_cache_get(c, pc, pc, dc, ic);
+	img = module_cache_get_image(c, "[vdso]", bytes, len);
+	assert_true(a && b && cm && img);
+	snprintf(bid, sizeof(bid), "%s", module_build_id(cm));
+
+	/* Nothing past keep: nothing goes. */
+	module_cache_mark_begin(c);
+	assert_int_equal(module_cache_evict(c, 4, on_evict, NULL), 0);
+	assert_int_equal(evict_calls, 0);
+
+	/* Round 1: self, a and b still mapped, c not: c goes (keep 0). */
+	module_cache_mark_begin(c);
+	module_cache_mark(c, self);
+	module_cache_mark(c, a);
+	module_cache_mark(c, b);
+	module_cache_mark(c, NULL); /* a mapping without a module */
+	assert_int_equal(module_cache_evict(c, 0, on_evict, NULL), 1);
+	assert_int_equal(evict_calls, 1);
+	assert_ptr_equal(evict_last, cm);
+	assert_true(module_evicted(cm));
+	/* A shell: the same path and build-id, no symbols, no code, no libelf handle. */
+	assert_string_equal(module_path(cm), pc);
+	assert_string_equal(module_build_id(cm), bid);
+	assert_int_equal(module_nsyms(cm), 0);
+	assert_null(module_symbolize(cm, vaddr, &off));
+	assert_null(module_elf(cm));
+	assert_int_not_equal(module_bias(cm, sm.start, sm.pgoff, &bias), 0);
+	assert_false(module_evicted(a) || module_evicted(b) || module_evicted(img));
+
+	/* Round 2: only a and self mapped; b unmapped but within keep 1. */
+	module_cache_mark_begin(c);
+	module_cache_mark(c, self);
+	module_cache_mark(c, a);
+	assert_int_equal(module_cache_evict(c, 1, on_evict, NULL), 0);
+
+	/* Round 3: d is newer than b: b, the least recently used, goes; d stays. */
+	d = module_cache_get(c, pd, pd, dd, id);
+	assert_non_null(d);
+	module_cache_mark_begin(c);
+	module_cache_mark(c, self);
+	module_cache_mark(c, a);
+	assert_int_equal(module_cache_evict(c, 1, on_evict, NULL), 1);
+	assert_ptr_equal(evict_last, b);
+	assert_false(module_evicted(d));
+	/* The image is never a candidate, even with keep 0 and nothing marked. */
+	module_cache_mark_begin(c);
+	assert_int_equal(module_cache_evict(c, 0, on_evict, NULL), 3); /* self, a and d */
+	assert_false(module_evicted(img));
+	assert_string_equal(module_symbolize(img, vaddr, &off), "module_test_target");
+
+	/* Mapped again: the same file is parsed back into the same module. */
+	assert_ptr_equal(module_cache_get(c, pc, pc, dc, ic), cm);
+	assert_false(module_evicted(cm));
+	assert_string_equal(module_symbolize(cm, vaddr, &off), "module_test_target");
+	assert_string_equal(module_build_id(cm), bid);
+	/* A path that no longer opens: NULL, and the shell is tried again next time. */
+	assert_null(module_cache_get(c, "/nonexistent/pmutop/ev-a", pa, da, ia));
+	assert_true(module_evicted(a));
+	assert_ptr_equal(module_cache_get(c, pa, pa, da, ia), a);
+
+	/* Another file under d's inode (rewritten in place): a new module. */
+	{
+		FILE *f = fopen(pd, "ae");
+
+		assert_non_null(f);
+		assert_int_equal(fputs("appended: another file", f) >= 0, 1);
+		assert_int_equal(fclose(f), 0);
+	}
+	d2 = module_cache_get(c, pd, pd, dd, id);
+	assert_non_null(d2);
+	assert_ptr_not_equal(d2, d);
+	assert_true(module_evicted(d)); /* the old shell stays, never reused */
+	assert_string_equal(module_symbolize(d2, vaddr, &off), "module_test_target");
+	assert_ptr_equal(module_cache_get(c, pd, pd, dd, id), d2);
+
+	module_cache_get_stats(c, &st);
+	assert_int_equal(st.evicted, 5);
+	assert_int_equal(st.reopened, 2);
+	assert_int_equal(st.replaced, 1);
+	assert_int_equal(st.resident, 3); /* c, a and d2 (self stays evicted) */
+	assert_int_equal(evict_calls, 5);
+	free(bytes);
+	module_cache_free(c);
+}
+
 /* ---- libc ---------------------------------------------------------------- */
 
 static void test_libc_getpid(void **state)
@@ -713,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_fde_range_whole_function),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_image),
+		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_libc_getpid),
 		cmocka_unit_test(test_corrupt_files),
 		cmocka_unit_test(test_corrupt_images),

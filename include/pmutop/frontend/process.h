@@ -18,7 +18,9 @@
  *
  * Cost is bounded: at most `max` processes are kept; past that a new one is
  * counted as not followed. An exited process drops its unwinder at once and,
- * if no sample ever referred to it, its maps too (process_table_collect()).
+ * if no sample ever referred to it, its maps too (process_table_collect());
+ * the files it mapped are evicted once no process maps them and 32 more
+ * recent ones are kept (process_table_evict()).
  */
 #ifndef PMUTOP_PROCESS_H
 #define PMUTOP_PROCESS_H
@@ -30,6 +32,7 @@
 #include <sys/types.h>
 
 #include "pmutop/symbols/debuginfo.h"
+#include "pmutop/target/module.h"
 
 struct maps;
 struct module_cache;
@@ -50,6 +53,8 @@ struct process_stats {
 	size_t freed;           /* exited with no sample: maps freed at once */
 	size_t skipped[PROC_SKIP_N];
 	struct debuginfo_stats dbg; /* the DWARF readers of live processes, summed */
+	struct module_cache_stats modules; /* files evicted once no process mapped them */
+	size_t modules_kept;    /* unmapped files kept parsed (the eviction's cap) */
 };
 
 struct process;
@@ -81,8 +86,11 @@ struct process *process_table_get(struct process_table *t, pid_t pid);
  */
 struct process *process_table_spawn(struct process_table *t, pid_t pid, pid_t parent_pid);
 
-/* The process exec'd: new maps view, unwind caches dropped, new name. */
-void process_exec(struct process *p, const char *comm);
+/*
+ * The process exec'd: new maps view, unwind caches dropped, new name; what
+ * it mapped before may be evicted (process_table_prune).
+ */
+void process_exec(struct process_table *t, struct process *p, const char *comm);
 
 /*
  * The process exec'd something it cannot be followed into (setuid): noted
@@ -111,6 +119,22 @@ void process_table_collect(struct process_table *t,
  * mappings or looked-up lines any more (no pending line lookups).
  */
 void process_table_prune(struct process_table *t);
+
+/*
+ * Bound the files parsed for symbols (module.h: module_cache_evict): after
+ * a process exited or exec'd, all but the 32 most recently used files that
+ * no process not yet collected has mapped, and no pending line lookup
+ * needs, are evicted; unwinders and DWARF readers drop what they derived
+ * from them. pending(arg, i) gives the mapping of the i-th pending lookup,
+ * NULL past the last (aggregate_pending_mapping); pending may be NULL.
+ * Call after process_table_collect(), with every record up to now handled.
+ */
+struct mapping;
+void process_table_evict(struct process_table *t,
+			 const struct mapping *(*pending)(const void *arg, size_t i),
+			 const void *arg);
+/* Unmapped files kept by process_table_evict() (tests; default 32). */
+void process_table_set_module_keep(struct process_table *t, size_t keep);
 
 /*
  * Wait for the debug files asked of debuginfod (debuginfod.h: dfd_wait;

@@ -151,6 +151,12 @@ struct agg_info {
 	uint64_t leaf_dropped;      /* leaf samples whose address detail was dropped */
 	uint64_t compactions;       /* times the aggregate was rebuilt */
 	/*
+	 * Files whose symbols were evicted once no process mapped them
+	 * (process_table_prune), since the run started: names already in the
+	 * aggregate stay; the session sets it.
+	 */
+	uint64_t modules_evicted;
+	/*
 	 * Counts since the run started, across windows and the live view's
 	 * resets (the session keeps them; equal to the above without resets).
 	 */
@@ -275,6 +281,12 @@ int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *
 
 /* Locations still waiting for aggregate_resolve_lines(). */
 size_t aggregate_pending_lines(const struct aggregate *a);
+/*
+ * The mapping of the i-th of them (i < aggregate_pending_lines()): its
+ * module must stay parsed until the lines are looked up (the module cache's
+ * eviction keeps it, process_table_evict()). NULL past the end.
+ */
+const struct mapping *aggregate_pending_mapping(const struct aggregate *a, size_t i);
 
 /*
  * The same within about budget_ns (0: no limit), so that a sampling loop

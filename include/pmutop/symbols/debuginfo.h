@@ -87,6 +87,17 @@ bool debuginfo_busy(struct debuginfo *d, const struct mapping *map);
  * from kept descriptors when an address needs it. NULL is a no-op.
  */
 void debuginfo_trim(struct debuginfo *d);
+/*
+ * mod is about to be evicted from the module cache (module_cache_evict):
+ * close its DWARF reader and the descriptors kept to reopen it (they count
+ * against RLIMIT_NOFILE: kept only for modules not evicted). Addresses
+ * already looked up stay cached (an evicted module is parsed back only from
+ * the same file). If mod is mapped again, it is opened afresh through the
+ * new mapping's paths. NULL d is a no-op.
+ */
+struct module;
+void debuginfo_forget_module(struct debuginfo *d, const struct module *mod);
+
 /* Other limits for debuginfo_trim() (tests): cached addresses, idle and recycle times. */
 void debuginfo_set_limits(struct debuginfo *d, size_t cache_max, uint64_t idle_ms,
 			  uint64_t recycle_ms);

@@ -91,6 +91,17 @@ uint64_t maps_pruned(const struct maps *m);
 /* The process exec'd: forget the current view (history is kept). */
 void maps_reset(struct maps *m);
 
+/*
+ * Mark every module these maps have held (the history, current view
+ * included) as mapped (module_cache_mark), for a round of
+ * module_cache_evict() while the process is followed: not only what it
+ * maps now, since its records are handled late - an exec empties the view
+ * before the records that map the new program's files are read, and those
+ * files may be gone from /proc by then (the process exited), so they must
+ * not be evicted in between.
+ */
+void maps_mark_modules(const struct maps *m);
+
 /* The current mapping containing addr, or NULL. */
 const struct mapping *maps_find(const struct maps *m, uint64_t addr);
 

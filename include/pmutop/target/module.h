@@ -3,8 +3,10 @@
  * needs it: function symbols, unwind tables, build-id and load bias.
  *
  * Each object is opened once (by device+inode, or by path) and kept mmap'd
- * for the whole run, so unwinding and symbolization never re-read a file:
- * reads of read-only file-backed memory are served from the local mapping.
+ * while processes map it, so unwinding and symbolization never re-read a
+ * file: reads of read-only file-backed memory are served from the local
+ * mapping. Past a cap, files no process maps any more are evicted (see
+ * module_cache_evict) and parsed again if they are mapped again.
  * All parsing goes through libelf and is bounds-checked: a truncated or
  * corrupt file yields a module with fewer symbols, never a crash.
  */
@@ -48,6 +50,49 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 unsigned module_cache_skipped(const struct module_cache *c, const char **first);
 
 /*
+ * Bounding the files no process maps any more (issue 21): a session that
+ * runs thousands of distinct programs one after the other would otherwise
+ * keep every one parsed (symbols, libelf's and libdw's state, the mapped
+ * image: ~100 KB for a small file) until it ends.
+ *
+ * One round: module_cache_mark_begin(), module_cache_mark() for every
+ * module a live process maps, then module_cache_evict(). Modules of files
+ * (not in-memory images) that were not marked are unmapped; all but the
+ * `keep` most recently used of them are evicted, oldest first: their parsed
+ * state is freed and the module stays as a shell - the same pointer, with
+ * its path and build-id; queries find nothing in it. Before each eviction
+ * on_evict(arg, m) is called so that holders of state derived from m
+ * (unwinders' CFI readers, DWARF readers) drop it.
+ *
+ * Call a round only when nothing will ask an unmarked module for symbols
+ * or code before it is mapped again: samples of exited processes already
+ * handled, no line lookups pending. A module_cache_get*() that finds an
+ * evicted module opens its file again (through the paths it is given):
+ * the same file (build-id, size, ctime) is parsed back into the same
+ * module; another file behind the same device and inode (deleted and
+ * reused) gets a new module, and the old shell is kept until
+ * module_cache_free() so that its pointer is never reused by another file.
+ */
+void module_cache_mark_begin(struct module_cache *c);
+/* m (may be NULL) is mapped by a live process: not evicted this round. */
+void module_cache_mark(struct module_cache *c, struct module *m);
+/* Evict as above; returns how many modules were evicted this round. */
+size_t module_cache_evict(struct module_cache *c, size_t keep,
+			  void (*on_evict)(void *arg, const struct module *m), void *arg);
+
+struct module_cache_stats {
+	uint64_t evicted;   /* modules evicted, ever */
+	uint64_t reopened;  /* evicted modules parsed again (the file was mapped again) */
+	uint64_t replaced;  /* evicted modules whose file turned out to be another one */
+	size_t resident;    /* modules parsed now (shells and failed files not counted) */
+};
+/* c's counts (all zero for NULL c). */
+void module_cache_get_stats(const struct module_cache *c, struct module_cache_stats *st);
+
+/* Whether m is an evicted shell (module_cache_evict). false for NULL. */
+bool module_evicted(const struct module *m);
+
+/*
  * A module built from an in-memory ELF image (the vDSO read from the
  * target). The bytes are copied. Cached under name. NULL when not ELF.
  */
@@ -63,7 +108,8 @@ void module_hex_encode(char *out, const unsigned char *in, size_t n);
 
 /*
  * The libelf handle of the object's image (for libdw's CFI reader), or NULL.
- * Owned by the module; valid until module_cache_free().
+ * Owned by the module; valid until module_cache_free() or the module's
+ * eviction (module_cache_evict's on_evict says when).
  */
 struct Elf;
 struct Elf *module_elf(const struct module *m);

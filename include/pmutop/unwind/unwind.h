@@ -41,6 +41,14 @@ void unwinder_free(struct unwinder *u);
 void unwinder_flush(struct unwinder *u);
 
 /*
+ * mod is about to be evicted from the module cache (module_cache_evict):
+ * drop what was derived from it (the fast path's CFI readers). NULL u is a
+ * no-op.
+ */
+struct module;
+void unwinder_forget_module(struct unwinder *u, const struct module *mod);
+
+/*
  * Walk the user stack of sample s. Writes up to max return addresses into
  * ips, leaf first: ips[0] is the user IP (the sample IP, or for a sample in
  * kernel mode the user IP the kernel was entered from), the others are

@@ -30,6 +30,14 @@ void fast_unwinder_free(struct fast_unwinder *f);
 void fast_unwinder_flush(struct fast_unwinder *f);
 
 /*
+ * Close the CFI readers opened on mod (they point into its libelf handle),
+ * before the module cache evicts it (module_cache_evict). Rules stay: they
+ * hold no pointers, and the process no longer maps mod.
+ */
+struct module;
+void fast_unwinder_forget_module(struct fast_unwinder *f, const struct module *mod);
+
+/*
  * Walk s's stack. On success returns the number of frames in ips (leaf
  * first, as unwinder_unwind) and sets *outcome; returns 0 when this path
  * cannot do the sample (the caller then uses libunwind).
