@@ -169,6 +169,17 @@ def start_wl(argv, tag):
 
 
 def stop_wl(bg):
+    # Children first (a shell loop's current command), then the workload.
+    try:
+        with open("/proc/%d/task/%d/children" % (bg.pid, bg.pid)) as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        kids = []
+    for k in kids:
+        try:
+            os.kill(k, signal.SIGKILL)
+        except OSError:
+            pass
     bg.kill()
     if bg in BACKGROUND:
         BACKGROUND.remove(bg)
@@ -1364,6 +1375,19 @@ def section6(ev, period):
     if os.access(gofmt, os.X_OK):
         targets.append(("Go: gofmt -l on %d files (Debian's, stripped; GOMAXPROCS=2)"
                         % len(go_inputs()), [gofmt, "-l"] + go_inputs(), env_go))
+    # A real program from a newer Go: esbuild (npm's Linux binary, tests/programs),
+    # bundling a generated 400-module project again and again.
+    esb = os.path.join(REPO, "tests/programs/node_modules/@esbuild/linux-x64/bin/esbuild")
+    if os.access(esb, os.X_OK):
+        proj = path("esbuild-proj")
+        if not os.path.exists(os.path.join(proj, "entry.js")):
+            os.makedirs(proj, exist_ok=True)
+            subprocess.run([sys.executable, os.path.join(REPO, "tests/workloads/gen_js_project.py"),
+                            proj, "400", "60"], check=True)
+        targets.append(("Go: esbuild bundling 400 modules, in a loop (npm's, stripped, %s; "
+                        "GOMAXPROCS=2)" % go_version_of(esb),
+                        ["/bin/sh", "-c", 'cd "$1" && while :; do "$2" entry.js --bundle --minify '
+                         '--outfile=out.js --log-level=error; done', "sh", proj, esb], env_go))
     secs = P["cost_secs"]
     rows = {t[0]: [] for t in targets}
     for rep in range(P["cost_reps"]):
@@ -1373,7 +1397,9 @@ def section6(ev, period):
             bg.wait_exec()
             time.sleep(0.5)
             try:
-                r, prof, summ = pmutop_attach(bg.pid, ev, period, secs, "go5-%d" % rep)
+                # --subprocesses: a shell loop's command running at the attach.
+                r, prof, summ = pmutop_attach(bg.pid, ev, period, secs, "go5-%d" % rep,
+                                              extra=["--subprocesses"])
             finally:
                 stop_wl(bg)
             n = summ["samples"] or 0
@@ -1393,6 +1419,16 @@ def section6(ev, period):
             stop_wl(bg)
         lost = dict(samples=summ["samples"], lost=summ["lost"], cpu=r.cpu)
     return dict(rows=rows, lost=lost, secs=secs, period=period)
+
+
+def go_version_of(binary):
+    """The Go release a binary was built with (its runtime.buildVersion string)."""
+    try:
+        with open(binary, "rb") as f:
+            m = re.search(rb"go1\.[0-9]+(?:\.[0-9]+)?", f.read())
+        return m.group(0).decode() if m else "Go"
+    except OSError:
+        return "Go"
 
 
 def path_wl(name):
