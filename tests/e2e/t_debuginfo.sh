@@ -57,8 +57,13 @@ run_pmutop built -e task-clock --duration "$DUR" --dump built.pb.gz -- "$W/inlin
 check_chain built built.pb.gz
 pprof -raw built.pb.gz >built.raw 2>&1
 show "$T/built.raw" 0
-grep -E '^[0-9]+: .*inline_hot ' built.raw | grep -q '\[FN\]' ||
+if ! grep -E '^[0-9]+: .*inline_hot ' built.raw | grep -q '\[FN\]'; then
+	# Say which locations made it so (for a failure that does not repeat).
+	sed -n '/^Mappings/,$p' built.raw | head -n 5 | sed 's/^/    | /'
+	grep -E '^ +[0-9]+: 0x[0-9a-f]+ M=1 ' built.raw | grep -vE 'M=1 [A-Za-z_]' | head -n 5 | sed 's/^/    | unnamed: /'
+	show built.err 8
 	fail "the inline_hot mapping lacks [FN] (has_functions)"
+fi
 if grep -E '^[0-9]+: .*libc\.so' built.raw | grep -q '\[FL\]\[LN\]\[IN\]'; then
 	info "libc mapping: [FL][LN][IN] (libc6-dbg found by build-id)"
 fi
