@@ -45,7 +45,11 @@ for eng in ptrace fp; do
 	fi
 	top_flat "shares_$eng.pb.gz" "$EV" >"flat_$eng.txt" || top_flat "shares_$eng.pb.gz" 1 >"flat_$eng.txt" ||
 		bad "$eng/shares: go tool pprof -top cannot read the profile"
-	awk -F'\t' -v tol="$SHARES_TOL" -v eng="$eng" '
+	# The bound is never below 4 sigma of the sampling noise for the
+	# samples the run got (a starved ptrace run: 5,888 samples, sigma of
+	# J's 18.18% = 0.5 pp), so a busy machine does not fail it on chance.
+	nsamp=$(awk '/ samples of / { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "shares_$eng.err")
+	awk -F'\t' -v tol="$SHARES_TOL" -v eng="$eng" -v ns="${nsamp:-0}" '
 	BEGIN {
 		n = split("A_expect_1_82 B_expect_3_64 C_expect_5_45 D_expect_7_27 " \
 			"E_expect_9_09 F_expect_10_91 G_expect_12_73 H_expect_14_55 " \
@@ -59,12 +63,16 @@ for eng in ptrace fp; do
 		for (k = 1; k <= n; k++) {
 			want = 100 * k / 55; got = 100 * flat[fn[k]] / sum
 			err = got - want; abserr = err < 0 ? -err : err
-			if (abserr > maxerr) { maxerr = abserr; worst = fn[k] }
+			t = tol
+			if (ns > 0) { sig = 400 * sqrt(want / 100 * (1 - want / 100) / ns); if (sig > t) t = sig }
+			if (abserr - t > over) { over = abserr - t }
+			if (abserr > maxerr) { maxerr = abserr; worst = fn[k]; wtol = t }
 			line = line sprintf(" %+.2f", err)
 		}
 		printf "  %s shares: errors (pp, A..J):%s\n", eng, line
-		printf "  %s shares: max error %.2f pp (%s), tolerance %.1f pp\n", eng, maxerr, worst, tol
-		exit maxerr > tol
+		printf "  %s shares: max error %.2f pp (%s), tolerance %.2f pp (%.1f, or 4 sigma of %d samples)\n",
+			eng, maxerr, worst, wtol, tol, ns
+		exit over > 0
 	}' "flat_$eng.txt" || bad "$eng: function shares off by more than $SHARES_TOL pp"
 
 	raw_samples "shares_$eng.pb.gz" >"raw_$eng.txt" || bad "$eng/shares: go tool pprof -raw failed"
