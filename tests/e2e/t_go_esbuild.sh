@@ -46,26 +46,12 @@ cmp -s plain.js prof.js || fail "the bundle written under pmutop differs from an
 
 pprof -traces esb.pb.gz >esb.traces 2>&1 || fail "go tool pprof cannot read the profile"
 pprof -raw esb.pb.gz >esb.raw 2>&1 || fail "go tool pprof -raw cannot read the profile"
-python3 - esb.traces esb.raw >facts.txt <<'EOF' || fail "cannot analyse the profile"
+python3 - esb.traces esb.raw "$E2E_DIR" >facts.txt <<'EOF' || fail "cannot analyse the profile"
 import re, sys
+sys.path.insert(0, sys.argv[3])
+import pprof_traces
 roots = {"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "_rt0_amd64_linux", "_rt0_amd64", "runtime.clone"}
-def weight(s):
-    m = re.match(r"([0-9.]+)(ns|us|ms|s)?$", s)
-    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, None: 1}[m.group(2)]
-stacks, cur = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("-----------+"):
-        if cur and cur[1]:
-            stacks.append(cur)
-        cur = None
-        continue
-    m = re.match(r"^\s+([0-9.]+(?:ns|us|ms|s)?)\s+(\S.*)$", line)
-    if m and cur is None:
-        cur = [weight(m.group(1)), [m.group(2).split()[0]]]
-    elif cur is not None and line.strip() and ":" not in line.split()[0]:
-        cur[1].append(line.split()[0])
-if cur and cur[1]:
-    stacks.append(cur)
+stacks = pprof_traces.stacks(sys.argv[1])
 tot = sum(w for w, _ in stacks) or 1
 kernel = lambda f: f in ("[kernel]",) or f.startswith(("__x64_", "do_", "entry_SYSCALL"))
 def pct(part, whole):

@@ -33,28 +33,13 @@ problem() { echo "  FAILED: $*"; problems=$((problems + 1)); }
 # analyse NAME: per-stack facts from NAME.pb.gz's traces, as "key value" lines.
 analyse() {
 	pprof -traces "$1.pb.gz" >"$1.traces" 2>&1 || { echo "error pprof"; return; }
-	python3 - "$1.traces" <<'EOF'
+	python3 - "$1.traces" "$E2E_DIR" <<'EOF'
 import re, sys
+sys.path.insert(0, sys.argv[2])
+import pprof_traces
 roots = {"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "_rt0_amd64_linux",
          "_rt0_amd64", "runtime.clone", "__clone3", "clone3", "__clone", "clone", "_start"}
-def weight(s):
-    m = re.match(r"([0-9.]+)(ns|us|ms|s)?$", s)
-    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, None: 1}[m.group(2)]
-def norm(f):
-    f = f.split()[0]
-    return f[:-5] if f.endswith(".abi0") else f
-stacks, cur = [], None
-for line in open(sys.argv[1]):
-    if line.startswith("-----------+"):
-        if cur and cur[1]:
-            stacks.append(cur)
-        cur = None
-        continue
-    m = re.match(r"^\s+([0-9.]+(?:ns|us|ms|s)?)\s+(\S.*)$", line)
-    if m and cur is None:
-        cur = [weight(m.group(1)), [norm(m.group(2))]]
-    elif cur is not None and line.strip() and not line.lstrip().startswith(("thread:", "tid:")):
-        cur[1].append(norm(line.strip()))
+stacks = pprof_traces.stacks(sys.argv[1])
 tot = sum(w for w, _ in stacks) or 1
 def share(pred):
     return 100 * sum(w for w, f in stacks if pred(f)) / tot
