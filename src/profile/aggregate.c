@@ -1992,8 +1992,17 @@ int aggregate_maintain(struct aggregate *a, bool force, bool lines)
 
 	if (err || a->pending.n)
 		return err; /* pending locations hold ids: rebuild once they are done */
-	if (!force && a->merged == 0 && a->exited <= a->lim.max_exited &&
-	    a->stacks.n <= a->lim.max_stacks && a->addrs.n <= a->lim.max_addresses)
+	/*
+	 * Merged locations alone wait until they are a good part of the table:
+	 * a location merged into another is still a valid location (its lines
+	 * are the other's), so outputs stay right, and a reloaded library
+	 * (dlopen/dlclose: new addresses, the same lines) merges a few dozen
+	 * every second - a rebuild for each copied every stack once a second
+	 * (issue 23: 228 rebuilds in 250 s on tests/workloads/longrun, each
+	 * 25-55 ms of CPU with 20,000 deep stacks).
+	 */
+	if (!force && (a->merged == 0 || a->merged * 4 < a->locs.n) &&
+	    a->exited <= a->lim.max_exited && a->stacks.n <= a->lim.max_stacks && a->addrs.n <= a->lim.max_addresses)
 		return 0;
 	return compact(a);
 }

@@ -205,6 +205,72 @@ static void test_aggregate_lines(void **state)
 	aggregate_free(a);
 }
 
+/*
+ * Issue 23: a location merged into another (a new address whose lines turn
+ * out to be a known location's, as every dlopen of a reloaded library
+ * brings) does not rebuild the aggregate by itself until a quarter of the
+ * locations are merged - rebuilding for each copied every stack once a
+ * second - and a forced rebuild still merges it, with every sample kept.
+ */
+static void test_merge_waits(void **state)
+{
+	static struct mapping plain = {
+		.id = 1000, .key = 1000, .start = 0x400000, .end = 0x500000,
+		.exec = true, .path = "/usr/bin/plain",
+	};
+	static char names[40][16];
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn, twin = 0;
+	struct aggregate *a = aggregate_new();
+	const struct mapping *map = maps_find(f->maps, pc);
+	const struct src_line *l;
+	const struct agg_stack *st;
+	struct frame fr[2];
+	uint32_t line;
+	uint64_t gen, samples = 0;
+	size_t n, nl;
+	unsigned k;
+
+	assert_non_null(map);
+	k = debuginfo_lookup(map->dbg, map, pc, &l);
+	if (k == 0)
+		skip(); /* built without -g */
+	line = l[0].line;
+	/* Another address of outer_fn with the same lines: it merges into pc's. */
+	for (uintptr_t x = pc + 1; x < pc + 16 && !twin; x++)
+		if (debuginfo_lookup(map->dbg, map, x, &l) == k && l[0].line == line)
+			twin = x;
+	if (!twin)
+		skip();
+	/* 40 locations without debug info, so one merge is a small part. */
+	for (size_t i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "plain%zu", i);
+		fr[0] = (struct frame){ .addr = 0x401000 + i * 16, .map = &plain, .func = names[i] };
+		assert_int_equal(aggregate_add(a, 1, fr, 1, 1), 0);
+	}
+	symbolize_stack(f->maps, (const uint64_t[]){ pc }, 1, &fr[0]);
+	fr[1] = (struct frame){ .addr = 0x401000, .map = &plain, .func = names[0] };
+	assert_int_equal(aggregate_add(a, 1, fr, 2, 1), 0);
+	assert_int_equal(aggregate_maintain(a, false, true), 0); /* lines, a rebuild for none */
+	gen = aggregate_generation(a);
+	symbolize_stack(f->maps, (const uint64_t[]){ twin }, 1, &fr[0]);
+	assert_int_equal(aggregate_add(a, 1, fr, 2, 1), 0);
+	aggregate_locations(a, &nl);
+	assert_int_equal(nl, 42);
+	assert_int_equal(aggregate_maintain(a, false, true), 0);
+	assert_int_equal(aggregate_generation(a), gen); /* 1 merged of 42: no rebuild */
+	assert_int_equal(aggregate_maintain(a, true, true), 0);
+	assert_true(aggregate_generation(a) > gen);
+	aggregate_locations(a, &nl);
+	assert_int_equal(nl, 41); /* twin's location merged into pc's */
+	st = aggregate_stacks(a, &n);
+	assert_int_equal(n, 41); /* both 2-frame stacks are one */
+	for (size_t i = 0; i < n; i++)
+		samples += st[i].samples;
+	assert_int_equal(samples, 42);
+	aggregate_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_aggregate_lines),
 		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_merge_waits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -205,7 +205,7 @@ void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim);
  * Housekeeping between samples (the session calls it about once a second,
  * and before a profile is written): with lines, look up pending lines
  * (aggregate_resolve_lines), then - when no lines are pending - rebuild the aggregate when threads are
- * to be folded, locations merged or a cap is exceeded. force: rebuild
+ * to be folded, a quarter of the locations merged or a cap is exceeded. force: rebuild
  * anyway (merging whatever can be merged). Every pointer from the
  * read-only views is invalid afterwards. Returns 0 or -ENOMEM (the
  * aggregate is then unchanged and still valid).
