@@ -84,15 +84,19 @@ def main():
             if r["pm"].poll() is None:
                 s = status(r["pm"].pid)
                 if s:
+                    s["load"] = os.getloadavg()[0]
                     r["curve"].append((el, s))
         time.sleep(30 - (time.monotonic() - t0) % 30)
     for r in runs.values():
         r["target"].kill()
         r["target"].wait()
+    loads = [s["load"] for r in runs.values() for _, s in r["curve"]]
     lines = [BEGIN, "",
              f"_Written by `bench/longrun.py` ({MINUTES:g} min), "
              f"{datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; 1-minute load average "
-             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end._", "",
+             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end, "
+             f"{min(loads, default=0):.1f}-{max(loads, default=0):.1f} during the run "
+             "(column load)._", "",
              "## Long runs: pmutop's memory and CPU over time (issue 23)", "",
              f"Both targets profiled at once, each by its own `nice pmutop -e task-clock "
              f"--period {PERIOD} -p PID --duration {secs} --dump F` (default caps). RSS in MiB "
@@ -107,14 +111,17 @@ def main():
         samples, dur = (int(m.group(1)), float(m.group(2))) if m else (0, 1)
         cpu_total = r["curve"][-1][1]["cpu"] if r["curve"] else 0
         rate = samples / dur if dur else 0
-        lines += [f"### {name}", "", "| t (s) | RSS | anon | file | CPU % |", "|---|---|---|---|---|"]
+        lines += [f"### {name}", "", "| t (s) | RSS | anon | file | CPU % | load |",
+                  "|---|---|---|---|---|---|"]
         prev = (0, 0)
         for el, s in r["curve"]:
-            cpu = 100 * (s["cpu"] - prev[1]) / max(el - prev[0], 1e-9)
+            # The first reading (t ~ 0) has no interval to divide by.
+            cpu = (f"{100 * (s['cpu'] - prev[1]) / (el - prev[0]):.1f}"
+                   if el - prev[0] >= 1 else "-")
             prev = (el, s["cpu"])
             lines.append(f"| {el:.0f} | {s.get('VmRSS', 0) / 1024:.1f} | "
                          f"{s.get('RssAnon', 0) / 1024:.1f} | {s.get('RssFile', 0) / 1024:.1f} | "
-                         f"{cpu:.1f} |")
+                         f"{cpu} | {s['load']:.1f} |")
         size = os.path.getsize(r["prof"]) if os.path.exists(r["prof"]) else 0
         tp, kp, rcp = timed(["go", "tool", "pprof", "-symbolize=none", "-top", r["prof"]])
         tl, kl, rcl = timed([PMUTOP, "--load", r["prof"]])
