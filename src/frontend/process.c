@@ -49,6 +49,12 @@ struct process_table {
 	size_t max;
 	size_t keep_modules;        /* KEEP_UNMAPPED_MODULES (process_table_set_module_keep) */
 	bool evict_due;             /* a process exited or exec'd since the last round */
+	size_t modules_marked;      /* files live processes mapped at the last round */
+	struct maps *loading;       /* maps read before their process is listed (marked too) */
+	/* Pending line lookups (process_table_set_lines). */
+	const struct mapping *(*lines_pending)(void *arg, size_t i);
+	int (*lines_resolve)(void *arg);
+	void *lines_arg;
 	struct process *head, *tail;
 	struct process **slots;     /* live processes by pid; NULL = empty */
 	size_t cap, used;
@@ -101,6 +107,8 @@ static struct process **find_slot(struct process_table *t, pid_t pid)
 	return NULL;
 }
 
+static void before_parse(void *arg);
+
 struct process_table *process_table_new(struct module_cache *mc, size_t max)
 {
 	struct process_table *t = calloc(1, sizeof(*t));
@@ -114,6 +122,7 @@ struct process_table *process_table_new(struct module_cache *mc, size_t max)
 		free(t);
 		return NULL;
 	}
+	module_cache_set_parse_hook(mc, before_parse, t);
 	return t;
 }
 
@@ -138,6 +147,7 @@ void process_table_free(struct process_table *t)
 
 	if (!t)
 		return;
+	module_cache_set_parse_hook(t->mc, NULL, NULL);
 	for (p = t->head; p; p = next) {
 		next = p->next;
 		process_free(p);
@@ -259,7 +269,9 @@ int process_table_add_root(struct process_table *t, pid_t pid, bool empty, char 
 	}
 	maps_set_serial(m, ++t->next_serial);
 	if (!empty) {
+		t->loading = m;
 		r = maps_load_proc(m);
+		t->loading = NULL;
 		if (r) {
 			maps_free(m);
 			snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)pid, strerror(-r),
@@ -303,7 +315,9 @@ struct process *process_table_spawn(struct process_table *t, pid_t pid, pid_t pa
 		/* Met first through a sample or mmap: what it maps now, if it still runs. */
 		if (m) {
 			maps_set_serial(m, ++t->next_serial);
+			t->loading = m;
 			maps_load_proc(m);
+			t->loading = NULL;
 		}
 	}
 	p = m ? insert(t, pid, parent_pid, m) : NULL;
@@ -368,31 +382,70 @@ static void forget_module(void *arg, const struct module *mod)
 }
 
 /*
- * A round of module eviction (module.h; see process.h): what every process not yet
- * collected has mapped is marked (maps_mark_modules; an exited one's
- * samples may still be in the buffers until it is collected); past
- * keep_modules, the files no such process maps go, least recently used
- * first. Only after a process exited
- * or exec'd: nothing else leaves files unmapped that pmutop can see (munmap
- * has no record; an unmapped library stays in the view until something is
- * mapped over it).
+ * A round of module eviction (module.h; see process.h): what every process
+ * not yet collected has mapped is marked (maps_mark_modules, its whole
+ * mapping history; an exited one's samples may still be in the buffers
+ * until it is collected), and the maps being read for a process not yet
+ * listed; past keep_modules, the files no such process maps are doomed,
+ * least recently used first. Their pending line lookups are done now, and
+ * a module whose lookups stay pending is taken back; the rest are evicted.
  */
-void process_table_evict(struct process_table *t,
-			 const struct mapping *(*pending)(const void *arg, size_t i),
-			 const void *arg)
+static void evict_round(struct process_table *t)
 {
 	const struct mapping *m;
 
-	if (!t->evict_due)
-		return;
 	t->evict_due = false;
 	module_cache_mark_begin(t->mc);
 	for (struct process *p = t->head; p; p = p->next)
 		if (!p->collected)
 			maps_mark_modules(p->maps);
-	for (size_t i = 0; pending && (m = pending(arg, i)); i++)
-		module_cache_mark(t->mc, m->mod);
-	module_cache_evict(t->mc, t->keep_modules, forget_module, t);
+	maps_mark_modules(t->loading);
+	if (module_cache_doom(t->mc, t->keep_modules)) {
+		if (t->lines_resolve)
+			t->lines_resolve(t->lines_arg); /* ENOMEM: those stay pending, kept below */
+		for (size_t i = 0; t->lines_pending && (m = t->lines_pending(t->lines_arg, i)); i++)
+			if (module_doomed(m->mod))
+				module_cache_mark(t->mc, m->mod);
+		module_cache_evict_doomed(t->mc, forget_module, t);
+	}
+	t->modules_marked = module_cache_marked(t->mc);
+}
+
+/*
+ * The module cache's parse hook: a file is about to be parsed. When the
+ * files parsed reach those marked at the last round plus keep_modules, some
+ * may be unmapped past the cap: a round now, so that the cap holds at every
+ * parse and not only once a second (a run of short programs parses dozens
+ * of files in between, hundreds when the loop falls behind).
+ */
+static void before_parse(void *arg)
+{
+	struct process_table *t = arg;
+	struct module_cache_stats st;
+
+	module_cache_get_stats(t->mc, &st);
+	if (st.resident >= t->modules_marked + t->keep_modules)
+		evict_round(t);
+}
+
+/*
+ * Only after a process exited or exec'd: nothing else leaves files unmapped
+ * that pmutop can see (munmap has no record; an unmapped library stays in
+ * the view until something is mapped over it).
+ */
+void process_table_evict(struct process_table *t)
+{
+	if (t->evict_due)
+		evict_round(t);
+}
+
+void process_table_set_lines(struct process_table *t,
+			     const struct mapping *(*pending)(void *arg, size_t i),
+			     int (*resolve)(void *arg), void *arg)
+{
+	t->lines_pending = pending;
+	t->lines_resolve = resolve;
+	t->lines_arg = arg;
 }
 
 void process_table_prune(struct process_table *t)

@@ -1064,6 +1064,26 @@ static int start_target(struct session *s, int *go_fd, int *status_fd, char *err
 
 #define DEFAULT_MAX_PROCESSES 4096
 
+/* The process table's view of the pending line lookups (process_table_set_lines). */
+static const struct mapping *pending_mapping(void *arg, size_t i)
+{
+	struct session *s = arg;
+
+	return s->agg ? aggregate_pending_mapping(s->agg, i) : NULL;
+}
+
+static bool of_doomed_module(const struct mapping *m)
+{
+	return module_doomed(m->mod);
+}
+
+static int resolve_doomed(void *arg)
+{
+	struct session *s = arg;
+
+	return s->agg ? aggregate_resolve_lines_of(s->agg, of_doomed_module) : 0;
+}
+
 /* The pipeline's stages: modules, processes, symbol cache, aggregate. */
 static int build_pipeline(struct session *s, char *err, size_t errlen)
 {
@@ -1080,6 +1100,8 @@ static int build_pipeline(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory setting up");
 		return -ENOMEM;
 	}
+	/* Evicting a file no process maps any more looks up its pending lines first. */
+	process_table_set_lines(s->procs, pending_mapping, resolve_doomed, s);
 	return 0;
 }
 
@@ -1401,11 +1423,6 @@ static void sync_run_counts(struct session *s)
 	info->window = s->resets;
 }
 
-static const struct mapping *pending_mapping(const void *agg, size_t i)
-{
-	return aggregate_pending_mapping(agg, i);
-}
-
 /*
  * About once a second: pending lines, thread folding and the caps
  * (aggregate_maintain), then the mapping history's cap - in that order,
@@ -1419,8 +1436,8 @@ static void maintain(struct session *s, bool force)
 
 	if (aggregate_maintain(s->agg, force, lines) == 0)
 		process_table_prune(s->procs);
-	/* Files no process maps any more: not those pending lookups still need. */
-	process_table_evict(s->procs, pending_mapping, s->agg);
+	/* Files no process maps any more (their pending lines are looked up first). */
+	process_table_evict(s->procs);
 	sync_run_counts(s);
 }
 

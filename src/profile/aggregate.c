@@ -1413,16 +1413,22 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *arg), void *arg);
+static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*want)(const struct mapping *m),
+		   bool (*stop)(void *arg), void *arg);
 
 int aggregate_resolve_lines(struct aggregate *a, bool (*stop)(void *arg), void *arg)
 {
-	return resolve(a, 0, stop, arg);
+	return resolve(a, 0, NULL, stop, arg);
 }
 
 int aggregate_resolve_lines_for(struct aggregate *a, uint64_t budget_ns)
 {
-	return resolve(a, budget_ns, NULL, NULL);
+	return resolve(a, budget_ns, NULL, NULL, NULL);
+}
+
+int aggregate_resolve_lines_of(struct aggregate *a, bool (*want)(const struct mapping *m))
+{
+	return resolve(a, 0, want, NULL, NULL);
 }
 
 size_t aggregate_pending_lines(const struct aggregate *a)
@@ -1435,7 +1441,9 @@ const struct mapping *aggregate_pending_mapping(const struct aggregate *a, size_
 	return i < a->pending.n ? a->pending.v[i].map : NULL;
 }
 
-static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *arg), void *arg)
+/* want (may be NULL): only the locations of the mappings it accepts; the rest stay pending. */
+static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*want)(const struct mapping *m),
+		   bool (*stop)(void *arg), void *arg)
 {
 	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : 0;
 	bool redirected = false;
@@ -1458,8 +1466,9 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 
 		if (!p->loc_id || p->loc_id > a->locs.n)
 			continue;
-		/* Its debug file is still on its way from debuginfod: later. */
-		if (deadline && debuginfo_busy(p->map->dbg, p->map)) {
+		/* Not asked for, or its debug file is still on its way from debuginfod: later. */
+		if ((want && !want(p->map)) ||
+		    ((deadline || want) && debuginfo_busy(p->map->dbg, p->map))) {
 			a->pending.v[kept++] = *p;
 			continue;
 		}
@@ -1505,7 +1514,7 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*stop)(void *a
 			}
 		}
 	}
-	/* Keep [0, kept) (waiting for debuginfod) and [i, n) (not reached). */
+	/* Keep [0, kept) (not asked for, waiting for debuginfod) and [i, n) (not reached). */
 	if (i > kept) /* pending.v is NULL when nothing was ever pending (UB for memmove) */
 		memmove(a->pending.v + kept, a->pending.v + i,
 			(a->pending.n - i) * sizeof(*a->pending.v));

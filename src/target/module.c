@@ -79,6 +79,7 @@ struct module {
 	struct timespec file_ctime;
 	uint64_t last_used;  /* cache epoch it was last marked or handed out in */
 	bool evicted;        /* everything below is released (module_release) */
+	bool doomed;         /* chosen by module_cache_doom(), not marked since */
 	struct module *retired_next; /* replaced by another file (cache's retired list) */
 
 	/* From here to the end: parsed state, zero while evicted. */
@@ -133,6 +134,9 @@ struct module_cache {
 	uint64_t epoch;        /* module_cache_mark_begin() rounds, from 1 */
 	struct module *retired; /* evicted modules whose file was replaced (kept: see evict) */
 	struct module_cache_stats st;
+	void (*before_parse)(void *arg); /* module_cache_set_parse_hook */
+	void *parse_arg;
+	bool in_parse_hook;
 	unsigned nskipped;     /* files refused as unsafe (module_cache_skipped) */
 	char skipped[512];
 };
@@ -1258,6 +1262,19 @@ fail:
 }
 
 /*
+ * A file is about to be parsed: the hook may evict modules first
+ * (module_cache_set_parse_hook), never from within itself.
+ */
+static void run_parse_hook(struct module_cache *c)
+{
+	if (!c->before_parse || c->in_parse_hook)
+		return;
+	c->in_parse_hook = true;
+	c->before_parse(c->parse_arg);
+	c->in_parse_hook = false;
+}
+
+/*
  * An evicted module's file is mapped again: parse it back into the same
  * module when it is the same file (build-id, size, ctime); else the entry
  * gets a new module and the shell is retired (module_cache_evict). NULL
@@ -1336,14 +1353,17 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 		key.hash = hash_mix(hash_bytes(HASH_SEED, display_path, strlen(display_path)));
 	}
 	e = cache_lookup(c, &key, NULL);
-	if (e && e->mod && e->mod->evicted)
+	if (e && e->mod && e->mod->evicted) {
+		run_parse_hook(c); /* entries stay where they are: e is still valid */
 		return cache_reload(c, e, open_paths, n, display_path, dev, ino);
+	}
 	if (e) {
 		if (e->mod)
 			e->mod->last_used = c->epoch;
 		return e->mod;
 	}
 
+	run_parse_hook(c);
 	for (unsigned i = 0; i < n && !mod; i++)
 		if (open_paths[i])
 			mod = module_open_file(c, open_paths[i], display_path, dev, ino);
@@ -1400,8 +1420,10 @@ void module_cache_mark_begin(struct module_cache *c)
 
 void module_cache_mark(struct module_cache *c, struct module *m)
 {
-	if (c && m)
+	if (c && m) {
 		m->last_used = c->epoch;
+		m->doomed = false;
+	}
 }
 
 static int lru_cmp(const void *a, const void *b)
@@ -1411,41 +1433,100 @@ static int lru_cmp(const void *a, const void *b)
 	return x->last_used < y->last_used ? -1 : x->last_used > y->last_used;
 }
 
-size_t module_cache_evict(struct module_cache *c, size_t keep,
-			  void (*on_evict)(void *arg, const struct module *m), void *arg)
+/* Parsed from a file (an image, the vDSO, cannot be read again): may be evicted. */
+static bool evictable(const struct module *m)
 {
-	struct module **cand;
+	return m && !m->evicted && m->mapped;
+}
+
+size_t module_cache_doom(struct module_cache *c, size_t keep)
+{
+	struct module **cand = NULL;
 	size_t n = 0, out = 0;
 
-	if (!c || c->st.resident <= keep)
+	if (!c)
 		return 0;
-	cand = malloc(c->st.resident * sizeof(*cand));
-	if (!cand)
-		return 0; /* the next round tries again */
+	if (c->st.resident > keep) {
+		cand = malloc(c->st.resident * sizeof(*cand));
+		if (!cand)
+			keep = SIZE_MAX; /* nothing doomed: the next round tries again */
+	}
 	for (size_t i = 0; i < c->nbuckets; i++)
 		for (struct cache_entry *e = c->buckets[i]; e; e = e->next) {
 			struct module *m = e->mod;
 
-			/* Only files: an image (the vDSO) cannot be read again. */
-			if (m && !m->evicted && m->mapped && m->last_used < c->epoch &&
-			    n < c->st.resident)
+			if (!m)
+				continue;
+			m->doomed = false;
+			if (cand && evictable(m) && m->last_used < c->epoch && n < c->st.resident)
 				cand[n++] = m;
 		}
-	if (n > keep) {
+	if (cand && n > keep) {
 		qsort(cand, n, sizeof(*cand), lru_cmp);
-		for (out = 0; out < n - keep; out++) {
-			struct module *m = cand[out];
+		for (out = 0; out < n - keep; out++)
+			cand[out]->doomed = true;
+	}
+	free(cand);
+	return out;
+}
 
+bool module_doomed(const struct module *m)
+{
+	return m && m->doomed;
+}
+
+size_t module_cache_evict_doomed(struct module_cache *c,
+				 void (*on_evict)(void *arg, const struct module *m), void *arg)
+{
+	size_t out = 0;
+
+	if (!c)
+		return 0;
+	for (size_t i = 0; i < c->nbuckets; i++)
+		for (struct cache_entry *e = c->buckets[i]; e; e = e->next) {
+			struct module *m = e->mod;
+
+			if (!m || !m->doomed)
+				continue;
+			m->doomed = false;
+			if (!evictable(m) || m->last_used >= c->epoch)
+				continue;
 			if (on_evict)
 				on_evict(arg, m);
 			module_release(m);
 			m->evicted = true;
 			c->st.resident--;
 			c->st.evicted++;
+			out++;
 		}
-	}
-	free(cand);
 	return out;
+}
+
+size_t module_cache_evict(struct module_cache *c, size_t keep,
+			  void (*on_evict)(void *arg, const struct module *m), void *arg)
+{
+	if (!module_cache_doom(c, keep))
+		return 0;
+	return module_cache_evict_doomed(c, on_evict, arg);
+}
+
+size_t module_cache_marked(const struct module_cache *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; c && i < c->nbuckets; i++)
+		for (const struct cache_entry *e = c->buckets[i]; e; e = e->next)
+			if (evictable(e->mod) && e->mod->last_used >= c->epoch)
+				n++;
+	return n;
+}
+
+void module_cache_set_parse_hook(struct module_cache *c, void (*fn)(void *arg), void *arg)
+{
+	if (!c)
+		return;
+	c->before_parse = fn;
+	c->parse_arg = arg;
 }
 
 void module_cache_get_stats(const struct module_cache *c, struct module_cache_stats *st)

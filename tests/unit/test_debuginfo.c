@@ -271,12 +271,52 @@ static void test_merge_waits(void **state)
 	aggregate_free(a);
 }
 
+static const struct mapping *wanted_map;
+
+static bool want_map(const struct mapping *m)
+{
+	return m == wanted_map;
+}
+
+/*
+ * aggregate_resolve_lines_of() looks up only the pending locations of the
+ * mappings asked for (a module about to be evicted); the rest stay pending.
+ */
+static void test_aggregate_lines_of(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn;
+	struct aggregate *a = aggregate_new();
+	const struct agg_location *loc;
+	struct frame fr;
+	size_t nl;
+
+	symbolize_stack(f->maps, (const uint64_t[]){ pc }, 1, &fr);
+	assert_int_equal(aggregate_add(a, 1, &fr, 1, 1), 0);
+	if (aggregate_pending_lines(a) == 0)
+		skip(); /* built without -g */
+	assert_ptr_equal(aggregate_pending_mapping(a, 0), fr.map);
+	assert_null(aggregate_pending_mapping(a, 1));
+	wanted_map = NULL; /* another mapping's */
+	assert_int_equal(aggregate_resolve_lines_of(a, want_map), 0);
+	assert_int_equal(aggregate_pending_lines(a), 1);
+	loc = aggregate_locations(a, &nl);
+	assert_int_equal(loc[0].nlines, 0);
+	wanted_map = fr.map;
+	assert_int_equal(aggregate_resolve_lines_of(a, want_map), 0);
+	assert_int_equal(aggregate_pending_lines(a), 0);
+	loc = aggregate_locations(a, &nl);
+	assert_true(loc[0].nlines > 0);
+	aggregate_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_function_line),
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_aggregate_lines),
+		cmocka_unit_test(test_aggregate_lines_of),
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_merge_waits),
 	};

@@ -642,6 +642,98 @@ static void test_evict(void **state)
 
 /* ---- libc ---------------------------------------------------------------- */
 
+/* test_parse_hook's hook: counts its calls, evicts like an owner with nothing mapped. */
+struct hook_state {
+	struct module_cache *c;
+	size_t keep;
+	unsigned calls;
+	bool inside;
+};
+
+static void count_parse(void *arg)
+{
+	struct hook_state *h = arg;
+	struct module_cache_stats st;
+
+	assert_false(h->inside); /* never from within itself */
+	h->inside = true;
+	h->calls++;
+	module_cache_mark_begin(h->c);
+	module_cache_evict(h->c, h->keep, NULL, NULL);
+	module_cache_get_stats(h->c, &st);
+	assert_true(st.resident <= h->keep);
+	h->inside = false;
+}
+
+/*
+ * The parse hook runs before every file parsed (new, or evicted and mapped
+ * again) and never on a hit, so an owner can cap the files parsed however
+ * many are parsed between its own rounds; and a round in two steps: a
+ * doomed module marked back is kept.
+ */
+static void test_parse_hook(void **state)
+{
+	struct module_cache *c = module_cache_new();
+	struct hook_state h = { .c = c, .keep = 2 };
+	struct module_cache_stats st;
+	struct module *m[8];
+	char path[8][512];
+	uint64_t dev[8], ino[8];
+	size_t len;
+	void *bytes;
+
+	(void)state;
+	bytes = read_file("/proc/self/exe", &len);
+	for (int i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ph-%d", i);
+		exe_copy(name, bytes, len, path[i], sizeof(path[i]), &dev[i], &ino[i]);
+	}
+	module_cache_set_parse_hook(c, count_parse, &h);
+	for (int i = 0; i < 8; i++) {
+		m[i] = module_cache_get(c, path[i], path[i], dev[i], ino[i]);
+		assert_non_null(m[i]);
+		module_cache_get_stats(c, &st);
+		/* keep before the parse, plus the file just parsed. */
+		assert_true(st.resident <= h.keep + 1);
+		assert_int_equal(h.calls, i + 1);
+	}
+	/* A hit parses nothing: no call. */
+	assert_ptr_equal(module_cache_get(c, path[7], path[7], dev[7], ino[7]), m[7]);
+	assert_int_equal(h.calls, 8);
+	/* An evicted file mapped again is parsed again: a call first. */
+	assert_true(module_evicted(m[0]));
+	assert_ptr_equal(module_cache_get(c, path[0], path[0], dev[0], ino[0]), m[0]);
+	assert_false(module_evicted(m[0]));
+	assert_int_equal(h.calls, 9);
+	module_cache_get_stats(c, &st);
+	assert_int_equal(st.evicted, 6);
+	assert_int_equal(st.reopened, 1);
+	assert_int_equal(st.resident, 3);
+
+	/* Two steps: the two oldest of m[6], m[7], m[0] are doomed; m[6] taken back. */
+	module_cache_set_parse_hook(c, NULL, NULL);
+	module_cache_mark_begin(c);
+	assert_int_equal(module_cache_doom(c, 1), 2);
+	assert_true(module_doomed(m[6]) && module_doomed(m[7]));
+	assert_false(module_doomed(m[0]) || module_doomed(NULL));
+	module_cache_mark(c, m[6]);
+	assert_false(module_doomed(m[6]));
+	assert_int_equal(module_cache_marked(c), 1);
+	assert_int_equal(module_cache_evict_doomed(c, on_evict, NULL), 1);
+	assert_true(module_evicted(m[7]));
+	assert_false(module_evicted(m[6]) || module_evicted(m[0]));
+	assert_false(module_doomed(m[7]));
+	/* Nothing doomed any more: a second call evicts nothing. */
+	assert_int_equal(module_cache_evict_doomed(c, on_evict, NULL), 0);
+	/* Without the hook, parsing calls nothing. */
+	assert_non_null(module_cache_get(c, path[1], path[1], dev[1], ino[1]));
+	assert_int_equal(h.calls, 9);
+	free(bytes);
+	module_cache_free(c);
+}
+
 static void test_libc_getpid(void **state)
 {
 	struct module_cache *c = module_cache_new();
@@ -856,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_parse_hook),
 		cmocka_unit_test(test_libc_getpid),
 		cmocka_unit_test(test_corrupt_files),
 		cmocka_unit_test(test_corrupt_images),

@@ -121,20 +121,33 @@ void process_table_collect(struct process_table *t,
 void process_table_prune(struct process_table *t);
 
 /*
- * Bound the files parsed for symbols (module.h: module_cache_evict): after
- * a process exited or exec'd, all but the 32 most recently used files that
- * no process not yet collected has mapped, and no pending line lookup
- * needs, are evicted; unwinders and DWARF readers drop what they derived
- * from them. pending(arg, i) gives the mapping of the i-th pending lookup,
- * NULL past the last (aggregate_pending_mapping); pending may be NULL.
- * Call after process_table_collect(), with every record up to now handled.
+ * Bound the files parsed for symbols (module.h: module_cache_evict): all
+ * but the 32 most recently used files that no process not yet collected
+ * maps are evicted; unwinders and DWARF readers drop what they derived
+ * from them, and the pending line lookups in those files are done first
+ * (process_table_set_lines). A round runs before a file is parsed when
+ * the parsed files could otherwise exceed those mapped at the last round
+ * plus 32 (the module cache's parse hook) - so the bound holds however
+ * many files are parsed between two calls of this - and here, after a
+ * process exited or exec'd, to free what it alone mapped sooner. Call after
+ * process_table_collect(), with every record up to now handled.
  */
-struct mapping;
-void process_table_evict(struct process_table *t,
-			 const struct mapping *(*pending)(const void *arg, size_t i),
-			 const void *arg);
+void process_table_evict(struct process_table *t);
 /* Unmapped files kept by process_table_evict() (tests; default 32). */
 void process_table_set_module_keep(struct process_table *t, size_t keep);
+
+/*
+ * The line lookups still to do (session.c, over aggregate.h), which need
+ * their module parsed: pending(arg, i) gives the mapping of the i-th, NULL
+ * past the last; resolve(arg) looks up those whose module is doomed
+ * (module_doomed) now, before the module is evicted. A module whose lookups
+ * stay pending (debuginfod still fetching its debug file, out of memory)
+ * is kept. Both NULL: none (the default).
+ */
+struct mapping;
+void process_table_set_lines(struct process_table *t,
+			     const struct mapping *(*pending)(void *arg, size_t i),
+			     int (*resolve)(void *arg), void *arg);
 
 /*
  * Wait for the debug files asked of debuginfod (debuginfod.h: dfd_wait;

@@ -284,9 +284,16 @@ size_t aggregate_pending_lines(const struct aggregate *a);
 /*
  * The mapping of the i-th of them (i < aggregate_pending_lines()): its
  * module must stay parsed until the lines are looked up (the module cache's
- * eviction keeps it, process_table_evict()). NULL past the end.
+ * eviction looks them up first, process_table_evict()). NULL past the end.
  */
 const struct mapping *aggregate_pending_mapping(const struct aggregate *a, size_t i);
+/*
+ * Look up now, with no time limit, the pending locations whose mapping
+ * want() accepts (a module about to be evicted, process_table_evict());
+ * the others, and those whose debug file is still on its way from
+ * debuginfod, stay pending in their order. Returns 0 or -ENOMEM.
+ */
+int aggregate_resolve_lines_of(struct aggregate *a, bool (*want)(const struct mapping *m));
 
 /*
  * The same within about budget_ns (0: no limit), so that a sampling loop

@@ -66,19 +66,45 @@ unsigned module_cache_skipped(const struct module_cache *c, const char **first);
  *
  * Call a round only when nothing will ask an unmarked module for symbols
  * or code before it is mapped again: samples of exited processes already
- * handled, no line lookups pending. A module_cache_get*() that finds an
+ * handled, line lookups done. A module_cache_get*() that finds an
  * evicted module opens its file again (through the paths it is given):
  * the same file (build-id, size, ctime) is parsed back into the same
  * module; another file behind the same device and inode (deleted and
  * reused) gets a new module, and the old shell is kept until
  * module_cache_free() so that its pointer is never reused by another file.
+ *
+ * A round in two steps, for callers that must act on what goes first
+ * (look up the pending lines of a module before it loses its DWARF):
+ * module_cache_doom() chooses the modules as above (module_doomed() says
+ * which), module_cache_mark() of one takes it back, and
+ * module_cache_evict_doomed() evicts the rest. module_cache_evict() is
+ * both at once.
  */
 void module_cache_mark_begin(struct module_cache *c);
 /* m (may be NULL) is mapped by a live process: not evicted this round. */
 void module_cache_mark(struct module_cache *c, struct module *m);
-/* Evict as above; returns how many modules were evicted this round. */
+/* Choose what to evict as above; returns how many modules were chosen. */
+size_t module_cache_doom(struct module_cache *c, size_t keep);
+/* Whether m was chosen by the last module_cache_doom() and not marked since. */
+bool module_doomed(const struct module *m);
+/* Evict the chosen modules; returns how many. */
+size_t module_cache_evict_doomed(struct module_cache *c,
+				 void (*on_evict)(void *arg, const struct module *m), void *arg);
+/* Doom and evict; returns how many modules were evicted this round. */
 size_t module_cache_evict(struct module_cache *c, size_t keep,
 			  void (*on_evict)(void *arg, const struct module *m), void *arg);
+/* Modules parsed from files and marked this round (0 for NULL c). */
+size_t module_cache_marked(const struct module_cache *c);
+
+/*
+ * fn(arg) is called before every file the cache parses (a new one, or an
+ * evicted one mapped again), not from within fn itself: the owner of the
+ * marks enforces its cap there (a round as above), so that the number of
+ * files parsed does not depend on how often it runs rounds otherwise. A
+ * round in fn evicts nothing the cache is handing out: the file about to be
+ * parsed has no parsed state yet. NULL fn removes the hook.
+ */
+void module_cache_set_parse_hook(struct module_cache *c, void (*fn)(void *arg), void *arg);
 
 struct module_cache_stats {
 	uint64_t evicted;   /* modules evicted, ever */
