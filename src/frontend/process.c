@@ -588,8 +588,9 @@ void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samp
 		p->exited, p->live);
 	if (p->modules.evicted)
 		fprintf(out, "; memory cap: symbols of %llu files no process mapped any more "
-			"freed (the last %zu kept), %llu parsed again when mapped again",
-			(unsigned long long)p->modules.evicted, p->modules_kept,
+			"freed (the last %zu kept, at most %zu parsed at once), %llu parsed again "
+			"when mapped again", (unsigned long long)p->modules.evicted, p->modules_kept,
+			p->modules.resident_max,
 			(unsigned long long)(p->modules.reopened + p->modules.replaced));
 	if (skipped) {
 		fprintf(out, "; %zu not followed:", skipped);

@@ -1419,6 +1419,7 @@ static void sync_run_counts(struct session *s)
 
 		module_cache_get_stats(s->modules, &ms);
 		info->modules_evicted = ms.evicted;
+		info->modules_parsed_max = ms.resident_max;
 	}
 	info->window = s->resets;
 }

@@ -220,8 +220,9 @@ static void build_header(struct build *b, const struct aggregate *a, const struc
 	/* What was merged to keep memory bounded (issue 23). */
 	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
 		 "pmutop: compacted=%" PRIu64 " threads_folded=%" PRIu64
-		 " leaf_addresses_dropped=%" PRIu64 " modules_evicted=%" PRIu64, info->compacted,
-		 info->threads_folded, info->leaf_dropped, info->modules_evicted);
+		 " leaf_addresses_dropped=%" PRIu64 " modules_evicted=%" PRIu64
+		 " modules_parsed_max=%" PRIu64, info->compacted, info->threads_folded,
+		 info->leaf_dropped, info->modules_evicted, info->modules_parsed_max);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;
 	/* Since the run started: the same over windows and live-view resets. */

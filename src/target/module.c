@@ -1261,6 +1261,13 @@ fail:
 	return NULL;
 }
 
+/* One more module parsed from a file. */
+static void resident_inc(struct module_cache *c)
+{
+	if (++c->st.resident > c->st.resident_max)
+		c->st.resident_max = c->st.resident;
+}
+
 /*
  * A file is about to be parsed: the hook may evict modules first
  * (module_cache_set_parse_hook), never from within itself.
@@ -1301,7 +1308,7 @@ static struct module *cache_reload(struct module_cache *c, struct cache_entry *e
 		m->evicted = false;
 		m->last_used = c->epoch;
 		c->st.reopened++;
-		c->st.resident++;
+		resident_inc(c);
 		return m;
 	}
 	if (err) {
@@ -1326,7 +1333,7 @@ static struct module *cache_reload(struct module_cache *c, struct cache_entry *e
 	e->mod = fresh;
 	fresh->last_used = c->epoch;
 	c->st.replaced++;
-	c->st.resident++;
+	resident_inc(c);
 	return fresh;
 }
 
@@ -1369,7 +1376,7 @@ struct module *module_cache_get_any(struct module_cache *c, const char *const *o
 			mod = module_open_file(c, open_paths[i], display_path, dev, ino);
 	mod = cache_insert(c, &key, mod);
 	if (mod)
-		c->st.resident++;
+		resident_inc(c);
 	return mod;
 }
 

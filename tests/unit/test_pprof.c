@@ -222,7 +222,7 @@ static void check_profile(const Profile *p)
 	assert_string_equal(S(p, p->comment[0]), "pmutop: samples=4 lost=3 throttled=1");
 	assert_string_equal(S(p, p->comment[1]),
 			    "pmutop: compacted=0 threads_folded=0 leaf_addresses_dropped=0 "
-			    "modules_evicted=0");
+			    "modules_evicted=0 modules_parsed_max=0");
 	/* Without a session's run counts, the profile's own are the run's. */
 	assert_string_equal(S(p, p->comment[2]), "pmutop: since start: run_samples=4 run_lost=3 "
 			    "run_throttled=1 run_compacted=0 window=0");

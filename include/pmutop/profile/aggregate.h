@@ -156,6 +156,7 @@ struct agg_info {
 	 * aggregate stay; the session sets it.
 	 */
 	uint64_t modules_evicted;
+	uint64_t modules_parsed_max; /* the most files parsed at once (the cap's bound) */
 	/*
 	 * Counts since the run started, across windows and the live view's
 	 * resets (the session keeps them; equal to the above without resets).

@@ -111,6 +111,7 @@ struct module_cache_stats {
 	uint64_t reopened;  /* evicted modules parsed again (the file was mapped again) */
 	uint64_t replaced;  /* evicted modules whose file turned out to be another one */
 	size_t resident;    /* modules parsed now (shells and failed files not counted) */
+	size_t resident_max; /* the most parsed at once (what the cap bounds) */
 };
 /* c's counts (all zero for NULL c). */
 void module_cache_get_stats(const struct module_cache *c, struct module_cache_stats *st);
