@@ -496,6 +496,7 @@ static int switch_run(const struct aggregate *a, const struct agg_stack *st, con
 	}
 	return 1;
 }
+
 static int build_samples(struct build *b, const struct aggregate *a, bool *failed)
 {
 	const struct agg_info *info = aggregate_info_const(a);
