@@ -357,10 +357,14 @@ shares_table() {
 }
 
 # http_start ARGS...: run `$PMUTOP --http ARGS` in the background (stderr in
-# server.err, killed after ${HTTP_TIMEOUT:-100} s), wait for the loopback
-# address it prints; sets SRV (its pid) and PORT, or fails the test.
+# server.err), wait for the loopback address it prints; sets SRV (its pid)
+# and PORT, or fails the test. The test's cleanup kills the server; the
+# timeout (${HTTP_TIMEOUT:-300} s) is only a net for a server left behind,
+# longer than any test may run (run.sh's limit), so that it never ends a
+# server a slow test still uses (an ASan build with the other core busy
+# took t_http past 100 s).
 http_start() {
-	timeout -k 5 "${HTTP_TIMEOUT:-100}" "$PMUTOP" --http "$@" 2>server.err &
+	timeout -k 5 "${HTTP_TIMEOUT:-300}" "$PMUTOP" --http "$@" 2>server.err &
 	SRV=$!
 	E2E_BG_PIDS+=("$SRV")
 	PORT=
