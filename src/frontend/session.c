@@ -66,6 +66,14 @@
  * are all in (sample/offcpu.h).
  */
 #define OFFCPU_MARGIN_NS (20 * 1000000ULL)
+/*
+ * Records are handed on in time order across the CPUs' buffers up to the
+ * drain's start less this (sampler_drain): a record can be published a
+ * little after its timestamp (microseconds; a descheduled vCPU, longer).
+ * What is newer waits for the next drain. Small against a buffer's span:
+ * at 10k samples/s per CPU a 2 MiB buffer of 16 KiB samples holds 13 ms.
+ */
+#define ORDER_MARGIN_NS (2 * 1000000ULL)
 
 enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
 
@@ -1457,6 +1465,16 @@ void session_set_lines(struct session *s, uint64_t after_ns, uint64_t final_ns)
 		s->next_maintain = first;
 }
 
+/*
+ * Up to where a drain at time t hands records on. The ptrace engine stops
+ * a thread per sample and must see each at once; it follows one process,
+ * so the order across CPUs matters less than the delay.
+ */
+static uint64_t drain_horizon(const struct session *s, uint64_t t)
+{
+	return s->pte ? UINT64_MAX : t - ORDER_MARGIN_NS;
+}
+
 enum session_state session_poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event evs[4];
@@ -1480,7 +1498,7 @@ enum session_state session_poll(struct session *s, int timeout_ms)
 		return s->state;
 	}
 	t = now_ns(CLOCK_MONOTONIC);
-	sampler_drain(s->sampler, on_record, s);
+	sampler_drain(s->sampler, drain_horizon(s, t), on_record, s);
 	if (s->oc) {
 		offcpu_flush(s->oc, t - OFFCPU_MARGIN_NS);
 		if (!s->pte && t > OC_LATE_LOOK_NS + OFFCPU_MARGIN_NS)
@@ -1561,7 +1579,7 @@ void session_stop(struct session *s)
 		return;
 	s->stopped = true;
 	/* Everything written before the counters close is still ours. */
-	sampler_drain(s->sampler, on_record, s);
+	sampler_drain(s->sampler, UINT64_MAX, on_record, s);
 	/* Blocks still open count up to now, the end of the recording. */
 	if (s->oc)
 		offcpu_finish(s->oc, now_ns(CLOCK_MONOTONIC));
@@ -1614,7 +1632,7 @@ int session_window(struct session *s, int (*write)(void *arg, const struct aggre
 
 	/* Every record the kernel has written so far belongs to this window. */
 	if (s->sampler)
-		sampler_drain(s->sampler, on_record, s);
+		sampler_drain(s->sampler, drain_horizon(s, now_ns(CLOCK_MONOTONIC)), on_record, s);
 	aggregate_info(s->agg)->duration_ns = now_ns(CLOCK_MONOTONIC) - s->window_mono;
 	/*
 	 * Lines for at most 100 ms, and only after the first 10 s as in

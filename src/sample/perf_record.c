@@ -217,3 +217,34 @@ int perf_record_decode(const void *rec, size_t len, uint64_t sample_type,
 		return 0;
 	}
 }
+
+int perf_record_time(const void *rec, size_t len, uint64_t sample_type, uint64_t *time)
+{
+	struct perf_event_header h;
+	size_t off;
+
+	if (!(sample_type & PERF_SAMPLE_TIME) || len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size != len)
+		return -EINVAL;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		/* IDENTIFIER, IP and TID come before TIME, each 8 bytes when asked for. */
+		off = sizeof(h) + 8 * (size_t)(!!(sample_type & PERF_SAMPLE_IDENTIFIER) +
+					       !!(sample_type & PERF_SAMPLE_IP) +
+					       !!(sample_type & PERF_SAMPLE_TID));
+	} else {
+		/* The trailer ends the record: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
+		size_t after = 8 * (size_t)(1 + !!(sample_type & PERF_SAMPLE_ID) +
+					    !!(sample_type & PERF_SAMPLE_STREAM_ID) +
+					    !!(sample_type & PERF_SAMPLE_CPU) +
+					    !!(sample_type & PERF_SAMPLE_IDENTIFIER));
+		if (len < sizeof(h) + after)
+			return -EINVAL;
+		off = len - after;
+	}
+	if (off + 8 > len)
+		return -EINVAL;
+	memcpy(time, (const uint8_t *)rec + off, 8);
+	return 0;
+}

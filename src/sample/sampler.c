@@ -50,6 +50,20 @@ struct tid_entry {
 	int *fds;       /* ncpu fds for TID_DIRECT */
 };
 
+/*
+ * One buffer's place in a merged drain: the head read at the start, the
+ * reader's tail, and the record at the tail once framed (its bytes in the
+ * ring, or in this buffer's own scratch space when it wraps: several
+ * buffers hold a framed record at once).
+ */
+struct drain_cursor {
+	struct ring ring;
+	uint64_t head, tail;
+	const uint8_t *rec;    /* NULL: nothing (more) to deliver from this buffer */
+	size_t len;
+	uint64_t time;         /* rec's timestamp; a record without one keeps the last */
+};
+
 struct cpu_buf {
 	int cpu;
 	int owner_fd;
@@ -73,8 +87,9 @@ struct sampler {
 	struct cpu_buf *bufs;
 	unsigned nbufs;
 	int epfd;
-	uint8_t *scratch;       /* for records that wrap around the buffer end */
-	size_t scratch_size;
+	uint8_t *scratch;       /* per buffer, for records that wrap around its end */
+	size_t scratch_size;    /* each buffer's part of scratch */
+	struct drain_cursor *cursors; /* per buffer, for sampler_drain's merge */
 	struct tid_entry *tids;
 	size_t tid_cap, tid_used; /* used counts non-empty slots incl. tombstones */
 	size_t tid_live;          /* entries not deleted */
@@ -286,8 +301,9 @@ static int open_buffers(struct sampler *s, char *err, size_t errlen)
 	}
 	/* A record is at most 64 KiB (u16 size). */
 	s->scratch_size = 65536;
-	s->scratch = malloc(s->scratch_size);
-	return s->scratch ? 0 : -ENOMEM;
+	s->scratch = malloc(s->scratch_size * s->nbufs);
+	s->cursors = calloc(s->nbufs, sizeof(*s->cursors));
+	return s->scratch && s->cursors ? 0 : -ENOMEM;
 }
 
 static void build_attr(struct sampler *s, unsigned k)
@@ -773,6 +789,7 @@ void sampler_free(struct sampler *s)
 	free(s->roots);
 	free(s->root_gone);
 	free(s->scratch);
+	free(s->cursors);
 	free(s->ids);
 	free(s);
 }
@@ -811,60 +828,84 @@ static void mark_inherited(struct sampler *s, pid_t tid)
 	s->stats.threads_seen++;
 }
 
-long sampler_drain(struct sampler *s, sampler_fn fn, void *arg)
+/* Frame the record at c's tail; a corrupt header gives the rest back and counts it. */
+static void cursor_peek(struct sampler *s, struct cpu_buf *b, struct drain_cursor *c)
 {
+	enum ring_step step = ring_next(&c->ring, c->head, c->tail, &c->rec, &c->len);
+	uint64_t t;
+
+	if (step == RING_RECORD) {
+		if (perf_record_time(c->rec, c->len, s->attrs[0].sample_type, &t) == 0)
+			c->time = t;
+		return;
+	}
+	c->rec = NULL;
+	if (step == RING_CORRUPT) {
+		/* Nothing after a corrupt header can be framed (ring.h). */
+		s->stats.corrupt++;
+		c->tail = c->head;
+		__atomic_store_n(&b->meta->data_tail, c->tail, __ATOMIC_RELEASE);
+	}
+}
+
+/* Decode and hand over one record; fn's verdict (non-zero: stop). */
+static int deliver(struct sampler *s, const uint8_t *rec, size_t len, sampler_fn fn, void *arg)
+{
+	struct perf_rec r;
+	uint32_t event;
+	const struct perf_event_attr *ra = record_attr(s, rec, len, &event);
+
+	if (perf_record_decode(rec, len, ra->sample_type, ra->sample_regs_user, &r)) {
+		s->stats.undecodable++; /* counted, not silently dropped */
+		return 0;
+	}
+	if (r.kind == PREC_SAMPLE)
+		r.sample.event = event;
+	if (r.kind == PREC_FORK && is_root(s, (pid_t)r.task.pid))
+		mark_inherited(s, (pid_t)r.task.tid);
+	else if (r.kind == PREC_SAMPLE && !s->cfg.system_wide && is_root(s, (pid_t)r.sample.pid))
+		mark_inherited(s, (pid_t)r.sample.tid);
+	return fn(arg, &r);
+}
+
+long sampler_drain(struct sampler *s, uint64_t horizon, sampler_fn fn, void *arg)
+{
+	struct drain_cursor *cur = s->cursors;
 	long count = 0;
 
+	/* The heads are read after the caller's clock: see sampler.h. */
 	for (unsigned i = 0; i < s->nbufs; i++) {
 		struct cpu_buf *b = &s->bufs[i];
-		uint64_t head = __atomic_load_n(&b->meta->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = b->meta->data_tail;
-		int stop = 0;
-		struct ring ring = { .data = b->data, .size = b->size, .scratch = s->scratch,
-				     .scratch_size = s->scratch_size };
 
-		while (!stop) {
-			const uint8_t *rec;
-			size_t len;
-			struct perf_rec r;
-			enum ring_step step = ring_next(&ring, head, tail, &rec, &len);
+		cur[i].ring = (struct ring){ .data = b->data, .size = b->size,
+					     .scratch = s->scratch + (size_t)i * s->scratch_size,
+					     .scratch_size = s->scratch_size };
+		cur[i].head = __atomic_load_n(&b->meta->data_head, __ATOMIC_ACQUIRE);
+		cur[i].tail = b->meta->data_tail;
+		cur[i].time = 0;
+		cursor_peek(s, b, &cur[i]);
+	}
+	for (;;) {
+		struct drain_cursor *c = NULL;
+		unsigned at = 0;
 
-			if (step == RING_EMPTY)
-				break;
-			if (step == RING_CORRUPT) {
-				/*
-				 * A corrupt header: nothing after it can be framed.
-				 * Give the whole unread part back (else this loop
-				 * would see it again forever) and count it.
-				 */
-				s->stats.corrupt++;
-				tail = head;
-				__atomic_store_n(&b->meta->data_tail, tail, __ATOMIC_RELEASE);
-				break;
+		/* The oldest framed record of all buffers (few CPUs: a scan beats a heap). */
+		for (unsigned i = 0; i < s->nbufs; i++)
+			if (cur[i].rec && (!c || cur[i].time < c->time)) {
+				c = &cur[i];
+				at = i;
 			}
-			uint32_t event;
-			const struct perf_event_attr *ra = record_attr(s, rec, len, &event);
+		if (!c || c->time > horizon)
+			break; /* newer ones stay in the buffers for the next drain */
+		int stop = deliver(s, c->rec, c->len, fn, arg);
 
-			if (perf_record_decode(rec, len, ra->sample_type, ra->sample_regs_user,
-					       &r) == 0) {
-				if (r.kind == PREC_SAMPLE)
-					r.sample.event = event;
-				if (r.kind == PREC_FORK && is_root(s, (pid_t)r.task.pid))
-					mark_inherited(s, (pid_t)r.task.tid);
-				else if (r.kind == PREC_SAMPLE && !s->cfg.system_wide &&
-					 is_root(s, (pid_t)r.sample.pid))
-					mark_inherited(s, (pid_t)r.sample.tid);
-				stop = fn(arg, &r);
-			} else {
-				s->stats.undecodable++; /* counted, not silently dropped */
-			}
-			tail += len;
-			count++;
-			/* Give the space back as we go so the kernel can keep writing. */
-			__atomic_store_n(&b->meta->data_tail, tail, __ATOMIC_RELEASE);
-		}
+		c->tail += c->len;
+		count++;
+		/* Give the space back as we go so the kernel can keep writing. */
+		__atomic_store_n(&s->bufs[at].meta->data_tail, c->tail, __ATOMIC_RELEASE);
 		if (stop)
 			break;
+		cursor_peek(s, &s->bufs[at], c);
 	}
 	return count;
 }

@@ -11,6 +11,12 @@
 #     they are not sampled.
 #  4. -p A,B samples both processes.
 #  5. a Python multiprocessing Pool(2): most samples in the two workers.
+#  6. children whose FORK record is in one CPU's ring buffer and whose
+#     samples are in another's (fanout cross: the parent on the last CPU,
+#     each child moves to CPU 0): every child named and symbolized. Drained
+#     one buffer after the other, a child's samples came before its FORK and
+#     it was met only after it had exited: no maps, no name (?-PID roots,
+#     bare addresses: 18-40% of the samples in 2 runs before the merge).
 # Launch-mode transparency, bad input and -a are in t_processes.sh.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
@@ -141,5 +147,26 @@ else
 	info "SKIP (part): no python3 for the multiprocessing case"
 fi
 
+# 6. FORK in one buffer, samples in another.
+if (( $(nproc) >= 2 )); then
+	NCROSS=$(quick_or 40 20)
+	info "== fanout cross $NCROSS 20: FORK and samples in different CPUs' buffers"
+	run_pmutop cross -e $EV --period 1000000 --format folded --folded-processes \
+		--dump cross.folded -- "$W/fanout" cross "$NCROSS" 20
+	show cross.err 4
+	(( RC == 0 )) || problem "cross: exit status $RC"
+	# Per sample: the process root, and whether the first frame is a bare address.
+	read -r total unnamed roots < <(awk '{ n = $NF; split($1, f, ";"); total += n
+		if (f[1] ~ /^[?]-/ || f[2] ~ /^0x[0-9a-f]+$/) bad += n
+		else if (f[1] ~ /^fanout-/) root[f[1]] = 1 }
+		END { printf "%d %d %d\n", total, bad, length(root) }' cross.folded)
+	info "cross: $unnamed of $total sample weight unnamed; $roots processes named fanout-PID"
+	(( total > 0 )) || problem "cross: no samples"
+	(( unnamed * 100 <= total )) || problem "cross: $unnamed of $total unnamed (children met after they exited)"
+	(( roots >= NCROSS * 9 / 10 )) || problem "cross: only $roots named processes, want >= 9/10 of $NCROSS children"
+else
+	info "SKIP (part): one CPU: fanout cross needs two"
+fi
+
 (( ERRS == 0 )) || fail "$ERRS problem(s) following processes"
-pass "child processes followed and symbolized (sh -c, fan-out through exec, --subprocesses, -p A,B, python pool)"
+pass "child processes followed and symbolized (sh -c, fan-out through exec, --subprocesses, -p A,B, python pool, FORK and samples in different buffers)"

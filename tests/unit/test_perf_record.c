@@ -237,6 +237,55 @@ static void context_switch(void **state)
 	assert_int_equal(perf_record_decode(b.b, b.n, st, PMUTOP_REGS_MASK, &r), -EINVAL);
 }
 
+/*
+ * perf_record_time: a sample's TIME field, or the sample_id trailer's of a
+ * side-band record (the sampler merges the CPUs' buffers in this order).
+ */
+static void record_time(void **state)
+{
+	const uint64_t st = PMUTOP_SAMPLE_TYPE_BASE | PERF_SAMPLE_IDENTIFIER;
+	struct buf b;
+	uint64_t t = 0;
+
+	(void)state;
+	/* A sample: IDENTIFIER, IP, TID, then TIME. */
+	memset(&b, 0, sizeof(b));
+	b.n = sizeof(struct perf_event_header);
+	put64(&b, 42);                /* IDENTIFIER */
+	put64(&b, 0x401000);          /* IP */
+	put32x2(&b, 100, 101);        /* pid, tid */
+	put64(&b, 5551212);           /* TIME */
+	put32x2(&b, 1, 0);            /* CPU */
+	finish(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	assert_int_equal(perf_record_time(b.b, b.n, st, &t), 0);
+	assert_int_equal(t, 5551212);
+	/* Without IDENTIFIER the field moves up (build_sample's layout). */
+	build_sample(&b, 0, 0);
+	assert_int_equal(perf_record_time(b.b, b.n, PMUTOP_SAMPLE_TYPE_BASE, &t), 0);
+	assert_int_equal(t, 123456789);
+
+	/* A FORK record: its body, then the trailer TID, TIME, CPU, IDENTIFIER. */
+	memset(&b, 0, sizeof(b));
+	b.n = sizeof(struct perf_event_header);
+	put32x2(&b, 20, 10);          /* pid, ppid */
+	put32x2(&b, 20, 10);          /* tid, ptid */
+	put64(&b, 777);               /* the body's own time */
+	put32x2(&b, 10, 10);          /* trailer: TID */
+	put64(&b, 888);               /* TIME */
+	put32x2(&b, 0, 0);            /* CPU */
+	put64(&b, 42);                /* IDENTIFIER */
+	finish(&b, PERF_RECORD_FORK, 0);
+	assert_int_equal(perf_record_time(b.b, b.n, st, &t), 0);
+	assert_int_equal(t, 888);
+
+	/* Too short for a trailer, no TIME asked for, a size that disagrees. */
+	b.n = sizeof(struct perf_event_header) + 8;
+	finish(&b, PERF_RECORD_COMM, 0);
+	assert_int_equal(perf_record_time(b.b, b.n, st, &t), -EINVAL);
+	assert_int_equal(perf_record_time(b.b, b.n, st & ~(uint64_t)PERF_SAMPLE_TIME, &t), -EINVAL);
+	assert_int_equal(perf_record_time(b.b, b.n - 1, st, &t), -EINVAL);
+}
+
 static void random_bytes_never_crash(void **state)
 {
 	uint8_t b[512];
@@ -272,6 +321,7 @@ int main(void)
 		cmocka_unit_test(mmap2_and_comm),
 		cmocka_unit_test(lost_exit_throttle),
 		cmocka_unit_test(context_switch),
+		cmocka_unit_test(record_time),
 		cmocka_unit_test(random_bytes_never_crash),
 	};
 	return cmocka_run_group_tests_name("perf_record", tests, NULL, NULL);

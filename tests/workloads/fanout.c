@@ -25,8 +25,16 @@
  *                             doing MS ms of CPU time in work_2() (odd ones
  *                             after exec'ing this program); prints how many
  *                             were started (process churn: bench §8).
+ *   fanout cross N MS         N children one after another, each MS ms of
+ *                             CPU time in work_3() and exit; the parent runs
+ *                             on the last CPU, each child moves itself to
+ *                             CPU 0 at once: a child's FORK record is in
+ *                             one CPU's ring buffer, its samples in
+ *                             another's (the order the profiler must
+ *                             restore). Needs two CPUs.
  *   fanout child K MS         (internal) MS of CPU time in work_K().
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
@@ -226,6 +234,40 @@ static int rate(const char *self, double per_s, double secs, double ms)
 	return 0;
 }
 
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int cross(long n, double ms)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int st, failed = 0;
+
+	if (ncpu < 2 || pin_to((int)ncpu - 1)) {
+		fprintf(stderr, "fanout cross: needs two CPUs (%ld online)\n", ncpu);
+		return 2;
+	}
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			if (pin_to(0))
+				_exit(3);
+			work_3(ms);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			failed++;
+	}
+	fprintf(stderr, "fanout: %ld children, %d failed\n", n, failed);
+	return failed != 0;
+}
+
 static int storm(double secs)
 {
 	double end = wl_now() + secs;
@@ -274,7 +316,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "storm") && argc == 3)
 		return storm(atof(argv[2]));
+	if (!strcmp(mode, "cross") && argc == 4)
+		return cross(atol(argv[2]), atof(argv[3]));
 	fprintf(stderr, "usage: fanout run N UNIT_MS | prefork W SECONDS | spin SECONDS | "
-		"storm SECONDS | pool W SECONDS MS | rate R SECONDS MS\n");
+		"storm SECONDS | pool W SECONDS MS | rate R SECONDS MS | cross N MS\n");
 	return 2;
 }

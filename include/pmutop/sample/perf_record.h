@@ -103,4 +103,13 @@ struct perf_rec {
 int perf_record_decode(const void *rec, size_t len, uint64_t sample_type,
 		       uint64_t regs_mask, struct perf_rec *out);
 
+/*
+ * The timestamp of any record without decoding it: a sample's TIME field,
+ * or the sample_id_all trailer's of a side-band record (MMAP, COMM, FORK,
+ * LOST ...). The ring buffers of several CPUs are merged in this order
+ * (sampler_drain). Returns 0, or -EINVAL when sample_type has no TIME or the
+ * record is too short to hold it.
+ */
+int perf_record_time(const void *rec, size_t len, uint64_t sample_type, uint64_t *time);
+
 #endif

@@ -118,10 +118,16 @@ void sampler_thread_exited(struct sampler *s, pid_t tid);
 typedef int (*sampler_fn)(void *arg, const struct perf_rec *rec);
 
 /*
- * Drain every buffer, calling fn for each record in order per CPU. Returns
- * the number of records read, or -errno.
+ * Drain the buffers, calling fn for each record in timestamp order across
+ * CPUs (a child's FORK sits in its parent's CPU's buffer, its first samples
+ * in another's: merged, the FORK comes first). Records newer than horizon
+ * (CLOCK_MONOTONIC ns) stay in the buffers for a later drain: a record is
+ * published a little after its timestamp is taken, so a caller that reads
+ * the clock before draining and passes that time less a margin gets every
+ * record up to the horizon in order. UINT64_MAX drains everything. Returns
+ * the number of records read.
  */
-long sampler_drain(struct sampler *s, sampler_fn fn, void *arg);
+long sampler_drain(struct sampler *s, uint64_t horizon, sampler_fn fn, void *arg);
 
 /* Enable counting now (attach mode starts enabled; this is for tests). */
 int sampler_enable(struct sampler *s);
