@@ -336,22 +336,6 @@ static bool go_rule(const struct mapping *m, uint64_t vaddr, struct rule *r, boo
 	return true;
 }
 
-/* Go's stack-switching functions (asmcgocall, mcall, systemstack, morestack, systemstack_switch), whatever the CFI says. */
-static bool go_switch_rule(const struct mapping *m, uint64_t vaddr, struct rule *r)
-{
-	const char *err;
-	const struct gopclntab *t = module_gopclntab(m->mod, &err);
-	struct gofunc fn;
-
-	if (!t || gopclntab_func(t, vaddr, &fn) != 0 ||
-	    (fn.end == vaddr + 1 && gopclntab_func(t, vaddr + 1, &fn) != 0) ||
-	    (strcmp(fn.name, "runtime.asmcgocall") && strcmp(fn.name, "runtime.systemstack_switch") &&
-	     strcmp(fn.name, "runtime.mcall") && strcmp(fn.name, "runtime.systemstack") &&
-	     strcmp(fn.name, "runtime.morestack")))
-		return false;
-	return go_rule(m, vaddr, r, false);
-}
-
 /* Derive the rule for code address `addr` (already adjusted for callers). */
 static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 {
@@ -373,16 +357,17 @@ static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 		r->kind = RULE_SIGNAL;
 		return;
 	}
-	if (r->go && go_rule(m, addr - m->bias, r, true))
+	/*
+	 * Go code: Go's own tables (.gopclntab), which its linker also derives
+	 * .debug_frame from. Asking .debug_frame instead would make libdw
+	 * inflate the binary's compressed DWARF at the first Go frame: 25 ms
+	 * with the ring buffers filling (issue 12), and megabytes kept. CFI
+	 * stays for what the tables do not cover (cgo's C code in the binary).
+	 */
+	if (r->go && go_rule(m, addr - m->bias, r, false))
 		return;
-	/* Go's stack-switching assembly: Go's own tables know it better than its CFI. */
-	if (r->go && go_switch_rule(m, addr - m->bias, r))
+	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame)
 		return;
-	if (addrframe(cfi, addr - m->bias, &frame, &debug) != 0 || !frame) {
-		if (r->go)
-			go_rule(m, addr - m->bias, r, false);
-		return;
-	}
 	r->debug_frame = debug;
 	ra_reg = dwarf_frame_info(frame, NULL, NULL, &signal);
 	if (ra_reg < 0 || signal)
