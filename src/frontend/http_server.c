@@ -722,6 +722,8 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	/* Lines as it goes, and at most FINAL_LINES_MS at the end: the answer
 	 * comes `seconds` after the request, not after a debug file's load. */
 	session_set_lines(s, 0, FINAL_LINES_MS * 1000000ULL);
+	/* `seconds` from the request's arrival: the session's start is inside it. */
+	session_set_deadline(s, (uint64_t)(rl->start * 1e9) + (uint64_t)(rq.seconds * 1e9));
 	while (session_poll(s, POLL_MS) == SESSION_RUNNING) {
 		if (atomic_load(&sv->stopping))
 			break;

@@ -1455,6 +1455,12 @@ static void forget_maps(void *arg, const struct maps *m)
 	symbol_cache_forget(arg, m);
 }
 
+void session_set_deadline(struct session *s, uint64_t mono_ns)
+{
+	/* Already due: one drain's worth of sampling rather than none. */
+	s->deadline = mono_ns > s->start_mono ? mono_ns : s->start_mono + 1;
+}
+
 void session_set_lines(struct session *s, uint64_t after_ns, uint64_t final_ns)
 {
 	uint64_t first = s->start_mono + after_ns + MAINTAIN_INTERVAL_NS / 5;

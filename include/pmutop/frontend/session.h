@@ -114,6 +114,15 @@ enum session_state session_poll(struct session *s, int timeout_ms);
 void session_set_lines(struct session *s, uint64_t after_ns, uint64_t final_ns);
 
 /*
+ * Sampling ends at mono_ns (CLOCK_MONOTONIC) instead of --duration after
+ * the start: the HTTP endpoint counts `seconds` from the request's arrival,
+ * so the session's own start (attaching, reading the target's files) is
+ * inside the time the client asked for, not added to it. The profile's
+ * duration stays what was really sampled.
+ */
+void session_set_deadline(struct session *s, uint64_t mono_ns);
+
+/*
  * Stop: drain the buffers one last time, close the counters, and for a
  * launched command end it (SIGTERM if it still runs) and collect its exit
  * status. Idempotent. The aggregate stays readable until session_free().
