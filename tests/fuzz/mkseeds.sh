@@ -6,7 +6,8 @@
 # fuzz_module: small real ELF files compiled here (a shared library with
 # and without .symtab, a relocatable object, a static executable with no
 # libc) and this machine's vDSO; fuzz_gopclntab: synthetic Go function
-# tables (mkseeds_gopclntab.py); fuzz_perf_record and fuzz_unwind:
+# tables (mkseeds_gopclntab.py); fuzz_unwind_elf: those ELF files with a
+# sample in one of their functions (mkseeds_unwind_elf.py); fuzz_perf_record and fuzz_unwind:
 # synthesized inputs written by mkseeds.c; fuzz_pprof_read: short profiles
 # written by pmutop (set PMUTOP to a built binary; skipped otherwise), one
 # uncompressed, one rewritten by `go tool pprof -proto`, one cut short. Each seed is kept under 16 KiB
@@ -51,6 +52,9 @@ cc -static -nostdlib -fno-asynchronous-unwind-tables "${small[@]}" \
 	-o "$out/fuzz_module/seed-start" "$tmp/start.c"
 cc -static -nostdlib -Os -Wl,-z,max-page-size=4096 -Wl,--build-id -Wl,--eh-frame-hdr \
 	-o "$out/fuzz_module/seed-start-ehframe" "$tmp/start.c"
+
+# fuzz_unwind_elf: those ELF files with a sample inside a function of theirs.
+python3 tests/fuzz/mkseeds_unwind_elf.py "$out"
 
 if [[ -x ${PMUTOP:-} ]]; then
 	p=$out/fuzz_pprof_read

@@ -52,6 +52,10 @@ int fuzz_perfmap_one(const uint8_t *data, size_t size);
 int fuzz_http_one(const uint8_t *data, size_t size);
 #include "fuzz/fuzz_http.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_unwind_elf_one
+int fuzz_unwind_elf_one(const uint8_t *data, size_t size);
+#include "fuzz/fuzz_unwind_elf.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_debuginfo_one
 int fuzz_debuginfo_one(const uint8_t *data, size_t size);
 #include "fuzz/fuzz_debuginfo.c"
@@ -160,6 +164,12 @@ static void replay_unwind(void **state)
 	assert_true(replay_dir("fuzz_unwind", fuzz_unwind_one) > 0);
 }
 
+static void replay_unwind_elf(void **state)
+{
+	(void)state;
+	assert_true(replay_dir("fuzz_unwind_elf", fuzz_unwind_elf_one) > 0);
+}
+
 static void replay_maps(void **state)
 {
 	(void)state;
@@ -204,6 +214,7 @@ int main(void)
 		cmocka_unit_test(replay_module),
 		cmocka_unit_test(replay_perf_record),
 		cmocka_unit_test(replay_unwind),
+		cmocka_unit_test(replay_unwind_elf),
 		cmocka_unit_test(replay_maps),
 		cmocka_unit_test(replay_perfmap),
 		cmocka_unit_test(replay_http),
