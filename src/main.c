@@ -10,6 +10,7 @@
  * nothing to stop (printing a saved profile, listing events) unblock them.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,14 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc;
 
+	/*
+	 * Large blocks (an aggregate's stack and address arrays, libdw's
+	 * decompressed debug sections) get mappings of their own and go back
+	 * to the kernel when freed. glibc's threshold otherwise slides up to
+	 * the largest block freed, after which such blocks come from the heap
+	 * and leave holes there that a long run's RSS keeps (issue 23).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);

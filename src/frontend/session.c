@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -74,6 +75,8 @@
  * at 10k samples/s per CPU a 2 MiB buffer of 16 KiB samples holds 13 ms.
  */
 #define ORDER_MARGIN_NS (2 * 1000000ULL)
+/* Free heap pages go back to the kernel at least this often (maintain()). */
+#define TRIM_INTERVAL_NS (30 * 1000000000ULL)
 
 enum { EP_SAMPLER = 0, EP_SIGNAL, EP_PIDFD, EP_PTRACE };
 
@@ -114,6 +117,7 @@ struct session {
 	bool mask_set;
 	uint64_t start_mono, deadline, next_rescan, last_maps_reload, next_maintain;
 	uint64_t lines_after_ns;         /* file:line lookups while sampling from here on */
+	uint64_t last_trim;              /* malloc_trim() last run (maintain()) */
 	uint64_t final_lines_ns;         /* at most this long on lines at the end (0: all) */
 	double start_cpu;
 	enum session_state state;
@@ -1440,13 +1444,24 @@ static void sync_run_counts(struct session *s)
  */
 static void maintain(struct session *s, bool force)
 {
-	bool lines = s->stopped ||
-		     now_ns(CLOCK_MONOTONIC) - s->start_mono >= s->lines_after_ns;
+	uint64_t t = now_ns(CLOCK_MONOTONIC), gen = aggregate_generation(s->agg);
+	bool lines = s->stopped || t - s->start_mono >= s->lines_after_ns;
 
 	if (aggregate_maintain(s->agg, force, lines) == 0)
 		process_table_prune(s->procs);
 	/* Files no process maps any more (their pending lines are looked up first). */
 	process_table_evict(s->procs);
+	/*
+	 * A rebuilt aggregate frees the old one's arrays and strings; closed
+	 * DWARF readers and evicted files free theirs: hand the free pages in
+	 * the middle of the heap back to the kernel, or a long run's RSS keeps
+	 * its highest point (issue 23). A few ms, at most every TRIM_INTERVAL_NS
+	 * unless the aggregate was rebuilt.
+	 */
+	if (aggregate_generation(s->agg) != gen || t - s->last_trim >= TRIM_INTERVAL_NS) {
+		malloc_trim(0);
+		s->last_trim = t;
+	}
 	sync_run_counts(s);
 }
 
