@@ -62,6 +62,7 @@ struct process_table {
 	uint32_t next_serial;       /* maps serials (maps_set_serial), from 1 */
 	struct debuginfo *shared_dbg; /* for processes in pmutop's mount namespace */
 	struct dfd_fetcher *fetch;    /* debuginfod for every debuginfo here, or NULL */
+	struct dwarf_loader *loader;  /* loads every debuginfo's DWARF here, or NULL (ENOMEM) */
 	bool fetch_tried;
 	struct process_stats st;
 	struct unwind_stats unwind_done; /* of unwinders already freed */
@@ -141,6 +142,17 @@ int process_table_fetch_wait(struct process_table *t, FILE *progress, unsigned m
 	return t ? dfd_wait(t->fetch, progress, max_ms, stop, arg) : 0;
 }
 
+int process_table_load_wait(struct process_table *t, unsigned max_ms, bool (*stop)(void *arg),
+			    void *arg)
+{
+	return t ? dwarf_loader_wait(t->loader, max_ms, stop, arg) : 0;
+}
+
+unsigned process_table_loading(const struct process_table *t)
+{
+	return t ? dwarf_loader_pending(t->loader) : 0;
+}
+
 void process_table_free(struct process_table *t)
 {
 	struct process *p, *next;
@@ -154,6 +166,7 @@ void process_table_free(struct process_table *t)
 	}
 	debuginfo_free(t->shared_dbg);
 	dfd_fetcher_free(t->fetch); /* after every debuginfo that used it */
+	dwarf_loader_free(t->loader); /* the same; never waits for libdw */
 	free(t->slots);
 	free(t);
 }
@@ -183,6 +196,9 @@ static int give_symbol_sources(struct process_table *t, struct process *p)
 		t->fetch = dfd_fetcher_new(); /* NULL: DEBUGINFOD_URLS unset */
 	}
 	debuginfo_set_fetcher(dbg, t->fetch);
+	if (!t->loader)
+		t->loader = dwarf_loader_new(); /* NULL: loads where looked up */
+	debuginfo_set_loader(dbg, t->loader);
 	maps_set_symbol_sources(p->maps, dbg, p->perfmap);
 	return 0;
 }

@@ -61,6 +61,13 @@
  */
 #define LINES_WHILE_SAMPLING_NS (10 * 1000000000ULL)
 /*
+ * At the end, DWARF still loading (on the loader's thread, debuginfo.h) is
+ * waited for this long at most: libc's debug file loads in 0.1 s; a debug
+ * file of a million CUs took 8 s (issue 17), which a --duration run must
+ * not wait for.
+ */
+#define FINAL_LOAD_WAIT_MS 2000
+/*
  * -e offcpu: a switch-out is paired with its switch-in once every buffer
  * has been drained past it; a record is written within microseconds of
  * its timestamp, so records older than the last drain's start less this
@@ -1594,6 +1601,38 @@ static bool signal_waiting(void *arg)
 	return s->sigfd >= 0 && poll(&p, 1, 0) == 1;
 }
 
+/*
+ * Lines at the end: those of modules whose DWARF is loaded, while the
+ * others load on the loader's thread (debuginfo.h); then a wait for those
+ * loads - FINAL_LOAD_WAIT_MS at most (--http: its final budget), cut short
+ * by a second signal - and their lines. A module still loading then (a
+ * huge or hostile debug file: libdw cannot be interrupted) is written
+ * without file:line, and the summary says how many locations lack it.
+ */
+static void final_lines(struct session *s)
+{
+	uint64_t budget = s->final_lines_ns; /* 0: all (batch) */
+	unsigned loading, wait_ms = budget ? (unsigned)(budget / 1000000) : FINAL_LOAD_WAIT_MS;
+	int rc = budget ? aggregate_resolve_lines_for(s->agg, budget)
+			: aggregate_resolve_lines(s->agg, signal_waiting, s);
+
+	if (rc == 0 && (loading = process_table_loading(s->procs)) > 0) {
+		rc = process_table_load_wait(s->procs, wait_ms, signal_waiting, s);
+		loading = process_table_loading(s->procs);
+		if (rc != -EINTR)
+			rc = budget ? aggregate_resolve_lines_for(s->agg, budget)
+				    : aggregate_resolve_lines(s->agg, signal_waiting, s);
+		if (rc == 0 && loading && !budget)
+			fprintf(stderr, "pmutop: debug info of %u module%s still loading after %.1f s: "
+				"%zu locations written without file:line\n", loading,
+				loading == 1 ? "" : "s", wait_ms / 1000.0,
+				aggregate_pending_lines(s->agg));
+	}
+	if (rc == -EINTR && !budget)
+		fprintf(stderr, "pmutop: interrupted while reading debug info: %zu locations "
+			"written without file:line\n", aggregate_pending_lines(s->agg));
+}
+
 void session_stop(struct session *s)
 {
 	if (!s || s->stopped)
@@ -1631,11 +1670,7 @@ void session_stop(struct session *s)
 				     s->o->live_view ? 2000 : 0, signal_waiting, s) == -EINTR)
 		fprintf(stderr, "pmutop: interrupted while fetching debug info from debuginfod\n");
 	/* file:line and inlined frames, now that no ring buffer can overflow. */
-	if (s->final_lines_ns)
-		aggregate_resolve_lines_for(s->agg, s->final_lines_ns);
-	else if (aggregate_resolve_lines(s->agg, signal_waiting, s) == -EINTR)
-		fprintf(stderr, "pmutop: interrupted while reading debug info: %zu locations "
-			"written without file:line\n", aggregate_pending_lines(s->agg));
+	final_lines(s);
 	/* Fold and merge what can be (nothing when lines are still pending). */
 	maintain(s, true);
 }

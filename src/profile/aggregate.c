@@ -1466,9 +1466,11 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*want)(const s
 
 		if (!p->loc_id || p->loc_id > a->locs.n)
 			continue;
-		/* Not asked for, or its debug file is still on its way from debuginfod: later. */
-		if ((want && !want(p->map)) ||
-		    ((deadline || want) && debuginfo_busy(p->map->dbg, p->map))) {
+		/*
+		 * Not asked for, or its debug file is still on its way from
+		 * debuginfod or its DWARF still loading (debuginfo.h): later.
+		 */
+		if ((want && !want(p->map)) || debuginfo_busy(p->map->dbg, p->map, p->addr)) {
 			a->pending.v[kept++] = *p;
 			continue;
 		}

@@ -33,6 +33,36 @@
  *     been open RECYCLE_NS and read new DWARF since: it is reopened from
  *     duplicates of its files' descriptors kept for that (the target may
  *     be gone by then), and only the CUs still asked about are read again.
+ *
+ * Loading a module's DWARF off the session's thread (issue 17). The load -
+ * the CRC of a debug file found by name, dwfl_module_getdwarf (which
+ * decompresses sections), the address index (libdwfl's over
+ * .debug_aranges, else ours over every CU) - reads target-controlled
+ * bytes for as long as they last, up to safe_open's 4 GiB, and libdw
+ * cannot be interrupted: a debug file of a million CUs took 8 s and
+ * 1.2 GB on the session's thread, which neither a signal nor --duration
+ * could cut short, and while sampling the ring buffers overflowed. With a
+ * loader (debuginfo_set_loader(): the sessions' process tables), a load is
+ * a job (struct dload) run on the loader's one thread; lookups in a module
+ * whose load is in flight wait (debuginfo_busy()), the rest go on.
+ *
+ * Ownership rule: a module's Dwfl (with its Dwfl_Module and the debug
+ * file's fd) and the CU ranges built with it belong to one thread at a
+ * time. The session's thread owns them until start_load() moves them into
+ * the job (leaving the dmod's fields NULL/-1); the loader's thread from
+ * when it takes the job off the queue until it marks it DONE under the
+ * loader's lock; the session's thread again once it sees DONE under that
+ * lock (take_load() moves them back). A job's fields are written by one
+ * side only between those points; the state and the cancelled flag only
+ * under the lock. A job whose module goes (debuginfo_forget_module() on
+ * eviction, debuginfo_free()) is cancelled and freed by whichever side
+ * holds it: the worker for a queued or running one (when it reaches it or
+ * is done with it), the session at once for a done one. The worker touches
+ * nothing but the job and the loader: Dwfl callbacks and the search path
+ * are static (from the environment, once), so a Dwfl outlives its
+ * debuginfo safely. A loader freed while its thread is inside libdw is
+ * left to that thread, which frees the job and then the loader: the
+ * session never waits for libdw.
  */
 #include "pmutop/symbols/debuginfo.h"
 
@@ -44,6 +74,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +102,40 @@ struct cu_range {
 	Dwarf_Addr bias;
 };
 
+/* A module's load (see the ownership rule above). */
+enum dload_state { DLOAD_QUEUED, DLOAD_BUSY, DLOAD_DONE };
+
+struct dload {
+	struct dload *next;        /* the loader's queue */
+	enum dload_state state;    /* under the loader's lock */
+	bool cancelled;            /* under the lock: its module is gone; see dload_drop() */
+	Dwfl *dwfl;                /* the module's, moved here by start_load() */
+	Dwfl_Module *dm;
+	int debug_fd;              /* the separate debug file, until libdw takes it */
+	char *debug_name;
+	bool crc_due;              /* debug_fd found by name only: check its CRC first */
+	GElf_Word crc;
+	/* What load_run() found. */
+	bool crc_bad;              /* the CRC differs: not the debug file, no DWARF */
+	bool has_dwarf;
+	struct cu_range *ranges;   /* built when there are no .debug_aranges */
+	size_t nranges;
+	bool ranges_built;
+};
+
+/* The thread that runs loads (debuginfo.h; shaped like debuginfod.c's fetcher). */
+struct dwarf_loader {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;         /* broadcast when a job is done or cancelled */
+	pthread_t thread;
+	bool running;              /* the worker is serving the queue */
+	bool joinable;             /* a worker was started and not joined yet */
+	bool orphaned;             /* freed while running: the worker frees it */
+	bool hold;                 /* tests: a job taken waits before it runs */
+	struct dload *head, *tail; /* queued */
+	struct dload *current;     /* being run */
+};
+
 struct dmod {
 	struct cu_range *ranges; /* sorted by lo; built on first need */
 	size_t nranges;
@@ -79,7 +145,8 @@ struct dmod {
 	Dwfl_Module *dm;
 	GElf_Addr ebias;     /* Dwfl address = ELF vaddr + ebias */
 	bool maybe_dwarf;    /* own debug sections, or a debug file was found */
-	bool loaded;         /* dwfl_module_getdwarf() was called */
+	bool loaded;         /* dwfl_module_getdwarf() was called (and its results taken) */
+	struct dload *job;   /* the load in flight: dwfl, dm and debug_fd are its until taken */
 	bool has_dwarf;      /* ... and gave DWARF */
 	int debug_fd;        /* the separate debug file found at open, until libdw takes it */
 	char *debug_name;
@@ -103,8 +170,7 @@ struct dentry {
 struct debuginfo {
 	pid_t pid;
 	bool host_paths;
-	char *dipath;              /* Dwfl_Callbacks.debuginfo_path points here */
-	Dwfl_Callbacks cb;
+	struct dwarf_loader *loader; /* loads run there, or here when NULL */
 
 	struct dmod **mods;  /* pointers: Dwfl userdata points at them */
 	size_t nmods, capmods;
@@ -136,54 +202,74 @@ static uint64_t mono_ns(void)
 /*
  * Dwfl's find_debuginfo callback. The debug file is searched for when the
  * module is opened (debuginfo_prepare(): the target still runs, so paths
- * under /proc/PID/root still resolve), and DWARF loaded later from that fd.
+ * under /proc/PID/root still resolve), and DWARF loaded later from that fd
+ * - by load_run(), with the module's userdata pointing at its job.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	struct dmod *dm = userdata ? *userdata : NULL;
+	struct dload *j = userdata ? *userdata : NULL;
 	int fd;
 
 	/* Anything else (the dwz alt file of .gnu_debugaltlink): search now. */
-	if (!dm || dm->debug_fd < 0)
+	if (!j || j->debug_fd < 0)
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,
 						    debuginfo_file_name);
-	fd = dm->debug_fd;
-	dm->debug_fd = -1; /* libdw owns it now */
-	*debuginfo_file_name = dm->debug_name;
-	dm->debug_name = NULL;
+	fd = j->debug_fd;
+	j->debug_fd = -1; /* libdw owns it now */
+	*debuginfo_file_name = j->debug_name;
+	j->debug_name = NULL;
 	return fd;
+}
+
+/*
+ * The search path and the callbacks every Dwfl here uses: static, so that
+ * a Dwfl on the loader's thread never points into a debuginfo that may be
+ * freed meanwhile (see the ownership rule).
+ */
+static char *search_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &search_path,
+};
+static pthread_once_t search_path_once = PTHREAD_ONCE_INIT;
+
+static void init_search_path(void)
+{
+	const char *env = getenv("PMUTOP_DEBUGINFO_PATH");
+
+	search_path = strdup(env && *env ? env : DEFAULT_DEBUGINFO_PATH);
+	if (!search_path)
+		search_path = (char *)DEFAULT_DEBUGINFO_PATH; /* never written to */
+	elf_version(EV_CURRENT); /* before any thread uses libelf */
 }
 
 struct debuginfo *debuginfo_new(pid_t pid, bool host_paths)
 {
 	struct debuginfo *d = calloc(1, sizeof(*d));
-	const char *env = getenv("PMUTOP_DEBUGINFO_PATH");
 
 	if (!d)
 		return NULL;
+	pthread_once(&search_path_once, init_search_path);
 	d->pid = pid;
 	d->host_paths = host_paths;
 	d->cache_max = CACHE_MAX;
 	d->idle_ns = IDLE_NS;
 	d->recycle_ns = RECYCLE_NS;
-	d->dipath = strdup(env && *env ? env : DEFAULT_DEBUGINFO_PATH);
-	if (!d->dipath) {
-		free(d);
-		return NULL;
-	}
-	d->cb.find_elf = dwfl_build_id_find_elf;
-	d->cb.find_debuginfo = find_debuginfo;
-	d->cb.section_address = dwfl_offline_section_address;
-	d->cb.debuginfo_path = &d->dipath;
 	return d;
 }
 
-/* One module's state: its Dwfl, descriptors and names. */
-static void dmod_free(struct dmod *dm)
+static void dload_drop(struct dwarf_loader *l, struct dload *j);
+
+/* One module's state: its Dwfl, descriptors and names; a load in flight is cancelled. */
+static void dmod_free(struct debuginfo *d, struct dmod *dm)
 {
+	if (dm->job)
+		dload_drop(d->loader, dm->job);
 	if (dm->dwfl)
 		dwfl_end(dm->dwfl);
 	if (dm->debug_fd >= 0)
@@ -206,7 +292,7 @@ void debuginfo_free(struct debuginfo *d)
 	if (!d)
 		return;
 	for (i = 0; i < d->nmods; i++)
-		dmod_free(d->mods[i]);
+		dmod_free(d, d->mods[i]);
 	if (d->tab)
 		for (i = 0; i <= d->mask; i++)
 			free(d->tab[i].lines);
@@ -216,7 +302,6 @@ void debuginfo_free(struct debuginfo *d)
 			free(d->strs[i]);
 	free(d->strs);
 	free(d->mods);
-	free(d->dipath);
 	free(d);
 }
 
@@ -245,7 +330,7 @@ static int open_target_file(struct debuginfo *d, const char *path, uint64_t dev,
 	return fd < 0 ? -1 : fd;
 }
 
-static Dwfl *open_fd(struct debuginfo *d, const char *want, const char *file, int fd,
+static Dwfl *open_fd(const char *want, const char *file, int fd,
 		     Dwfl_Module **dmp);
 
 /*
@@ -262,7 +347,7 @@ static Dwfl *try_open(struct debuginfo *d, struct dmod *m, const char *file, uin
 	if (fd < 0)
 		return NULL;
 	keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	dwfl = open_fd(d, module_build_id(m->mod), file, fd, &m->dm);
+	dwfl = open_fd(module_build_id(m->mod), file, fd, &m->dm);
 	if (!dwfl || keep < 0 || !(m->keep_path = strdup(file))) {
 		if (keep >= 0)
 			close(keep);
@@ -276,7 +361,7 @@ static Dwfl *try_open(struct debuginfo *d, struct dmod *m, const char *file, uin
  * A Dwfl for the ELF file open at fd (taken over), named file; NULL when
  * it does not open or (want non-empty) its GNU build-id is not want.
  */
-static Dwfl *open_fd(struct debuginfo *d, const char *want, const char *file, int fd,
+static Dwfl *open_fd(const char *want, const char *file, int fd,
 		     Dwfl_Module **dmp)
 {
 	const char *base = strrchr(file, '/');
@@ -286,7 +371,7 @@ static Dwfl *open_fd(struct debuginfo *d, const char *want, const char *file, in
 	Dwfl *dwfl;
 	int n;
 
-	dwfl = dwfl_begin(&d->cb);
+	dwfl = dwfl_begin(&callbacks);
 	if (!dwfl) {
 		close(fd);
 		return NULL;
@@ -347,7 +432,7 @@ static bool has_debug_sections(Elf *elf)
 /*
  * Whether the file at fd may be the separate debug file for mod: the same
  * GNU build-id when mod has one; else (by_name) an ELF file with DWARF,
- * whose .gnu_debuglink CRC32 load_module() checks later - reading the
+ * whose .gnu_debuglink CRC32 load_run() checks later - reading the
  * whole file is too slow for the sampling path.
  */
 static bool debug_file_matches(int fd, const struct module *mod, bool by_name)
@@ -443,7 +528,7 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 	dir[dl] = '\0';
 	for (int pass = 0; pass < 2 && fd < 0; pass++) {
 		/* pass 0: build-id; pass 1: debuglink. */
-		const char *e = d->dipath;
+		const char *e = search_path;
 
 		if (*e == '+' || *e == '-')
 			e++;
@@ -541,13 +626,39 @@ static bool take_remote(struct debuginfo *d, struct dmod *dm, bool block)
 	return false;
 }
 
-bool debuginfo_busy(struct debuginfo *d, const struct mapping *map)
+static struct dentry *slot_of(const struct debuginfo *d, const struct module *mod,
+			      uint64_t vaddr);
+static void start_load(struct debuginfo *d, struct dmod *dm);
+static bool take_load(struct debuginfo *d, struct dmod *dm, bool block);
+static void reopen_module(struct debuginfo *d, struct dmod *dm);
+
+bool debuginfo_busy(struct debuginfo *d, const struct mapping *map, uint64_t addr)
 {
+	struct src_line tmp[MAX_CHAIN];
+	const char *err;
 	struct dmod *dm;
+	uint64_t vaddr;
 
 	if (!d || !map || !map->mod || !(dm = module_state(d, map)))
 		return false;
-	return take_remote(d, dm, false);
+	if (take_remote(d, dm, false))
+		return true;
+	if (dm->job)
+		return !take_load(d, dm, false);
+	if (!d->loader)
+		return false; /* loads where they are needed (no session) */
+	/* What debuginfo_lookup() answers without DWARF: not busy. */
+	vaddr = addr - map->bias;
+	if (d->tab && slot_of(d, map->mod, vaddr)->mod)
+		return false;
+	if (module_gopclntab(map->mod, &err) && gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN))
+		return false;
+	if (dm->closed)
+		reopen_module(d, dm);
+	if (dm->loaded || !dm->maybe_dwarf)
+		return false;
+	start_load(d, dm);
+	return !take_load(d, dm, false);
 }
 
 /*
@@ -588,7 +699,7 @@ static void open_module(struct debuginfo *d, struct dmod *dm, const struct mappi
 	dm->opened_ns = mono_ns();
 	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
-		*ud = dm;
+		*ud = NULL; /* the job's while it loads (start_load) */
 	elf = dwfl_module_getelf(dm->dm, &dm->ebias);
 	if (!elf)
 		return;
@@ -600,22 +711,307 @@ static void open_module(struct debuginfo *d, struct dmod *dm, const struct mappi
 		ask_remote(d, dm);
 }
 
-/* Load the DWARF of a prepared module (the slow part: 50+ ms for libc). */
-static void load_module(struct debuginfo *d, struct dmod *dm)
-{
-	Dwarf_Addr dbias;
+static void build_ranges(Dwfl_Module *mod, struct cu_range **rangesp, size_t *np);
 
-	if (dm->loaded)
-		return;
-	take_remote(d, dm, true);
-	dm->loaded = true;
-	if (dm->debug_fd >= 0 && dm->debug_crc_due && !crc_matches(dm->debug_fd, dm->debug_crc)) {
+/*
+ * The slow part of a load (on the loader's thread, or the caller's without
+ * a loader): touches nothing but j. The CRC of a debug file found by name
+ * (the whole file), the DWARF (dwfl_module_getdwarf: section headers,
+ * compressed sections inflated), and the address index chain_at() needs:
+ * libdwfl builds its table from .debug_aranges on the first address asked
+ * (every CU's entry), and without aranges (Go, some clang builds) our own
+ * from every CU's ranges.
+ */
+static void load_run(struct dload *j)
+{
+	Dwarf_Addr dbias, lo = 0, cubias;
+	Dwarf_Aranges *ar;
+	size_t nar = 0;
+	Dwarf *dw;
+
+	if (j->debug_fd >= 0 && j->crc_due && !crc_matches(j->debug_fd, j->crc)) {
 		/* Found by name only, and not the file the debuglink describes. */
-		close(dm->debug_fd);
-		dm->debug_fd = -1;
-		dm->maybe_dwarf = false;
+		close(j->debug_fd);
+		j->debug_fd = -1;
+		j->crc_bad = true;
+		return;
 	}
-	dm->debug_crc_due = false;
+	dw = dwfl_module_getdwarf(j->dm, &dbias);
+	j->has_dwarf = dw != NULL;
+	if (j->debug_fd >= 0) { /* not taken: libdw found DWARF elsewhere */
+		close(j->debug_fd);
+		j->debug_fd = -1;
+	}
+	if (!dw)
+		return;
+	dwfl_module_info(j->dm, NULL, &lo, NULL, NULL, NULL, NULL, NULL);
+	dwfl_module_addrdie(j->dm, lo, &cubias);
+	if (dwarf_getaranges(dw, &ar, &nar) != 0 || nar == 0) {
+		build_ranges(j->dm, &j->ranges, &j->nranges);
+		j->ranges_built = true;
+	}
+}
+
+static void dload_free(struct dload *j)
+{
+	if (j->dwfl)
+		dwfl_end(j->dwfl);
+	if (j->debug_fd >= 0)
+		close(j->debug_fd);
+	free(j->debug_name);
+	free(j->ranges);
+	free(j);
+}
+
+/* ---- the loader's thread (debuginfo.h) ------------------------------------ */
+
+static void loader_destroy(struct dwarf_loader *l)
+{
+	pthread_cond_destroy(&l->cv);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
+/*
+ * The worker: runs the queued jobs one after the other and ends when the
+ * queue is empty. A job cancelled meanwhile is freed here (its module is
+ * gone); a loader freed meanwhile too, last.
+ */
+static void *loader_main(void *arg)
+{
+	struct dwarf_loader *l = arg;
+	struct dload *j;
+	bool orphaned;
+
+	pthread_mutex_lock(&l->mu);
+	while ((j = l->head)) {
+		l->head = j->next;
+		if (!l->head)
+			l->tail = NULL;
+		if (!j->cancelled) {
+			j->state = DLOAD_BUSY;
+			l->current = j;
+			while (l->hold)
+				pthread_cond_wait(&l->cv, &l->mu);
+			pthread_mutex_unlock(&l->mu);
+			load_run(j);
+			pthread_mutex_lock(&l->mu);
+			l->current = NULL;
+			j->state = DLOAD_DONE; /* the session's from here, unless cancelled */
+			pthread_cond_broadcast(&l->cv);
+		}
+		if (j->cancelled) {
+			pthread_mutex_unlock(&l->mu);
+			dload_free(j);
+			pthread_mutex_lock(&l->mu);
+		}
+	}
+	l->running = false;
+	orphaned = l->orphaned;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+	if (orphaned)
+		loader_destroy(l); /* detached: nobody joins, nobody else holds l */
+	return NULL;
+}
+
+/* Start the worker (l->mu held), as debuginfod.c's: signals stay with the session's thread. */
+static int loader_start(struct dwarf_loader *l)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (l->running)
+		return 0;
+	if (l->joinable) {
+		/* The last worker found the queue empty and is ending: reap it. */
+		pthread_mutex_unlock(&l->mu);
+		pthread_join(l->thread, NULL);
+		pthread_mutex_lock(&l->mu);
+		l->joinable = false;
+		if (l->running)
+			return 0;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&l->thread, NULL, loader_main, l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	l->running = l->joinable = true;
+	return 0;
+}
+
+/* Queue j (the loader's from now on); -errno when no thread can run it (j stays the caller's). */
+static int loader_queue(struct dwarf_loader *l, struct dload *j)
+{
+	int rc;
+
+	pthread_mutex_lock(&l->mu);
+	j->state = DLOAD_QUEUED;
+	j->next = NULL;
+	rc = loader_start(l);
+	if (rc == 0) {
+		if (l->tail)
+			l->tail->next = j;
+		else
+			l->head = j;
+		l->tail = j;
+	}
+	pthread_mutex_unlock(&l->mu);
+	return rc;
+}
+
+/* Whether j is done (then the session's again); block: wait until it is. */
+static bool loader_done(struct dwarf_loader *l, struct dload *j, bool block)
+{
+	bool done;
+
+	pthread_mutex_lock(&l->mu);
+	while (!(done = j->state == DLOAD_DONE) && block)
+		pthread_cond_wait(&l->cv, &l->mu);
+	pthread_mutex_unlock(&l->mu);
+	return done;
+}
+
+/* j's module is gone: free j now if done, else the worker frees it (l NULL: j is done). */
+static void dload_drop(struct dwarf_loader *l, struct dload *j)
+{
+	bool done = true;
+
+	if (l) {
+		pthread_mutex_lock(&l->mu);
+		done = j->state == DLOAD_DONE;
+		j->cancelled = true;
+		pthread_cond_broadcast(&l->cv); /* dwarf_loader_wait() counts it no more */
+		pthread_mutex_unlock(&l->mu);
+	}
+	if (done)
+		dload_free(j);
+}
+
+struct dwarf_loader *dwarf_loader_new(void)
+{
+	struct dwarf_loader *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	pthread_once(&search_path_once, init_search_path);
+	pthread_mutex_init(&l->mu, NULL);
+	pthread_cond_init(&l->cv, NULL);
+	return l;
+}
+
+void dwarf_loader_free(struct dwarf_loader *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->hold = false;
+	if (l->running) {
+		/* Inside libdw, maybe for seconds: the worker finishes and frees. */
+		l->orphaned = true;
+		pthread_detach(l->thread);
+		pthread_cond_broadcast(&l->cv);
+		pthread_mutex_unlock(&l->mu);
+		return;
+	}
+	pthread_mutex_unlock(&l->mu);
+	if (l->joinable)
+		pthread_join(l->thread, NULL);
+	loader_destroy(l);
+}
+
+/* Loads queued or running whose modules are still there (l->mu held). */
+static unsigned in_flight(const struct dwarf_loader *l)
+{
+	unsigned n = l->current && !l->current->cancelled;
+
+	for (const struct dload *j = l->head; j; j = j->next)
+		n += !j->cancelled;
+	return n;
+}
+
+unsigned dwarf_loader_pending(struct dwarf_loader *l)
+{
+	unsigned n;
+
+	if (!l)
+		return 0;
+	pthread_mutex_lock(&l->mu);
+	n = in_flight(l);
+	pthread_mutex_unlock(&l->mu);
+	return n;
+}
+
+static uint64_t mono_ms(void)
+{
+	return mono_ns() / 1000000;
+}
+
+int dwarf_loader_wait(struct dwarf_loader *l, unsigned max_ms, bool (*stop)(void *arg), void *arg)
+{
+	uint64_t start = mono_ms();
+	int rc = 0;
+
+	if (!l)
+		return 0;
+	pthread_mutex_lock(&l->mu);
+	while (in_flight(l) > 0) {
+		struct timespec until;
+
+		if (stop && stop(arg)) {
+			rc = -EINTR;
+			break;
+		}
+		if (max_ms && mono_ms() - start >= max_ms) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&l->cv, &l->mu, &until);
+	}
+	pthread_mutex_unlock(&l->mu);
+	return rc;
+}
+
+void dwarf_loader_hold(struct dwarf_loader *l, bool hold)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->mu);
+	l->hold = hold;
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+}
+
+void debuginfo_set_loader(struct debuginfo *d, struct dwarf_loader *l)
+{
+	if (d)
+		d->loader = l;
+}
+
+/*
+ * Start loading dm's DWARF: move what the load needs into a job (see the
+ * ownership rule) and queue it, or - no loader, or its thread cannot
+ * start - run it now. dm->job until take_load().
+ */
+static void start_load(struct debuginfo *d, struct dmod *dm)
+{
+	struct dload *j;
+	void **ud = NULL;
+
+	if (dm->job || dm->loaded)
+		return;
+	if (!dm->maybe_dwarf || !dm->dwfl || !(j = calloc(1, sizeof(*j)))) {
+		dm->loaded = true; /* nothing to load (or ENOMEM: no lines from it) */
+		return;
+	}
 	/* The debug file (found here or from debuginfod), for reopen_module(). */
 	if (dm->debug_fd >= 0 && dm->keep_debug_fd < 0 && dm->debug_name &&
 	    (dm->keep_debug_name = strdup(dm->debug_name)) &&
@@ -623,12 +1019,83 @@ static void load_module(struct debuginfo *d, struct dmod *dm)
 		free(dm->keep_debug_name);
 		dm->keep_debug_name = NULL;
 	}
-	if (dm->maybe_dwarf)
-		dm->has_dwarf = dwfl_module_getdwarf(dm->dm, &dbias) != NULL;
-	if (dm->debug_fd >= 0) { /* not taken: libdw found DWARF elsewhere */
-		close(dm->debug_fd);
-		dm->debug_fd = -1;
+	j->dwfl = dm->dwfl;
+	j->dm = dm->dm;
+	j->debug_fd = dm->debug_fd;
+	j->debug_name = dm->debug_name;
+	j->crc_due = dm->debug_crc_due;
+	j->crc = dm->debug_crc;
+	dm->dwfl = NULL;
+	dm->dm = NULL;
+	dm->debug_fd = -1;
+	dm->debug_name = NULL;
+	dm->debug_crc_due = false;
+	dwfl_module_info(j->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud)
+		*ud = j; /* find_debuginfo() hands libdw the job's debug_fd */
+	dm->job = j;
+	if (!d->loader || loader_queue(d->loader, j) != 0) {
+		load_run(j);
+		j->state = DLOAD_DONE;
 	}
+}
+
+/*
+ * Whether dm's load is done (or there is none in flight); if so its
+ * results are dm's now. block: wait for it.
+ */
+static bool take_load(struct debuginfo *d, struct dmod *dm, bool block)
+{
+	struct dload *j = dm->job;
+	void **ud = NULL;
+
+	if (!j)
+		return true;
+	if (d->loader && !loader_done(d->loader, j, block))
+		return false;
+	dm->job = NULL;
+	dm->loaded = true;
+	dm->dwfl = j->dwfl;
+	dm->dm = j->dm;
+	j->dwfl = NULL;
+	dm->has_dwarf = j->has_dwarf;
+	if (j->crc_bad) {
+		dm->maybe_dwarf = false;
+		if (dm->keep_debug_fd >= 0)
+			close(dm->keep_debug_fd);
+		dm->keep_debug_fd = -1;
+		free(dm->keep_debug_name);
+		dm->keep_debug_name = NULL;
+	}
+	if (j->ranges_built) {
+		dm->ranges = j->ranges;
+		dm->nranges = j->nranges;
+		dm->ranges_built = true;
+		j->ranges = NULL;
+	}
+	if (dm->dm) {
+		dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud)
+			*ud = NULL; /* later searches (a dwz alt file): the standard ones */
+	}
+	dload_free(j);
+	return true;
+}
+
+/*
+ * Whether dm's DWARF is loaded (or there is none to load). Starts the load
+ * if needed; block: waits for it, and for debuginfod's answer first.
+ */
+static bool ensure_loaded(struct debuginfo *d, struct dmod *dm, bool block)
+{
+	if (dm->job)
+		return take_load(d, dm, block);
+	if (dm->loaded)
+		return true;
+	if (take_remote(d, dm, block))
+		return false;
+	start_load(d, dm);
+	return take_load(d, dm, block);
 }
 
 /* Close dm's Dwfl (debuginfo_trim()): libdw's memory and mapped files go. */
@@ -659,7 +1126,7 @@ static void reopen_module(struct debuginfo *d, struct dmod *dm)
 	dm->closed = false;
 	dm->loaded = false;
 	dm->has_dwarf = false;
-	dm->dwfl = fd >= 0 ? open_fd(d, NULL, dm->keep_path, fd, &dm->dm) : NULL;
+	dm->dwfl = fd >= 0 ? open_fd(NULL, dm->keep_path, fd, &dm->dm) : NULL;
 	if (!dm->dwfl) {
 		dm->maybe_dwarf = false; /* nothing more from this module */
 		return;
@@ -668,7 +1135,7 @@ static void reopen_module(struct debuginfo *d, struct dmod *dm)
 	dm->opened_ns = mono_ns();
 	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
-		*ud = dm;
+		*ud = NULL;
 	dwfl_module_getelf(dm->dm, &dm->ebias);
 	if (dm->keep_debug_fd >= 0) {
 		dm->debug_fd = fcntl(dm->keep_debug_fd, F_DUPFD_CLOEXEC, 0);
@@ -901,42 +1368,47 @@ static int range_cmp(const void *x, const void *y)
  * .debug_aranges would have said. Go and some clang builds omit aranges,
  * and libdwfl's address lookups need them.
  */
-static void build_ranges(struct dmod *dm)
+static void build_ranges(Dwfl_Module *mod, struct cu_range **rangesp, size_t *np)
 {
+	struct cu_range *ranges = NULL;
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
-	size_t cap = 0;
+	size_t cap = 0, n = 0;
 
-	dm->ranges_built = true;
-	while ((cu = dwfl_module_nextcu(dm->dm, cu, &bias))) {
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
 		Dwarf_Addr base, start, end;
 		ptrdiff_t off = 0;
 
 		while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
 			if (end <= start)
 				continue;
-			if (dm->nranges == cap) {
+			if (n == cap) {
 				size_t ncap = cap ? cap * 2 : 64;
-				struct cu_range *nr = realloc(dm->ranges, ncap * sizeof(*nr));
+				struct cu_range *nr = realloc(ranges, ncap * sizeof(*nr));
 
 				if (!nr)
 					goto done;
-				dm->ranges = nr;
+				ranges = nr;
 				cap = ncap;
 			}
-			dm->ranges[dm->nranges++] = (struct cu_range){ start + bias, end + bias, *cu, bias };
+			ranges[n++] = (struct cu_range){ start + bias, end + bias, *cu, bias };
 		}
 	}
 done:
-	qsort(dm->ranges, dm->nranges, sizeof(*dm->ranges), range_cmp);
+	if (n)
+		qsort(ranges, n, sizeof(*ranges), range_cmp);
+	*rangesp = ranges;
+	*np = n;
 }
 
 static Dwarf_Die *cu_by_ranges(struct dmod *dm, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
 	size_t lo = 0, hi;
 
-	if (!dm->ranges_built)
-		build_ranges(dm);
+	if (!dm->ranges_built) {
+		build_ranges(dm->dm, &dm->ranges, &dm->nranges);
+		dm->ranges_built = true;
+	}
 	hi = dm->nranges;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1076,12 +1548,17 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	dm = module_state(d, map);
 	if (!dm)
 		return 0;
+	vaddr = addr - map->bias;
+	/* Looked up before (whatever became of the module's reader since). */
+	if (d->tab && (e = slot_of(d, map->mod, vaddr))->mod) {
+		*lines = e->lines;
+		return e->n;
+	}
 	if (dm->maybe_dwarf && !dm->closed && !module_gopclntab(map->mod, &err))
-		load_module(d, dm);
+		ensure_loaded(d, dm, true);
 	/* Go binaries: Go's own table, DWARF only for what it lacks (below). */
 	if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
 		return 0;
-	vaddr = addr - map->bias;
 	if ((!d->tab || (d->count + 1) * 10 > (d->mask + 1) * 7) && tab_grow(d))
 		return 0;
 	e = slot_of(d, map->mod, vaddr);
@@ -1096,7 +1573,7 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 		if (!n && dm->closed)
 			reopen_module(d, dm);
 		if (!n && dm->maybe_dwarf)
-			load_module(d, dm); /* loads once */
+			ensure_loaded(d, dm, true); /* loads once */
 		if (!n && dm->has_dwarf && dm->dwfl) {
 			n = chain_at(d, dm, vaddr, tmp);
 			dm->used_ns = mono_ns();
@@ -1162,7 +1639,7 @@ void debuginfo_forget_module(struct debuginfo *d, const struct module *mod)
 	for (size_t i = 0; d && i < d->nmods; i++) {
 		if (d->mods[i]->mod != mod)
 			continue;
-		dmod_free(d->mods[i]);
+		dmod_free(d, d->mods[i]);
 		d->mods[i] = d->mods[--d->nmods];
 		d->last = 0;
 		return;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +57,7 @@ struct fixture {
 	struct module_cache *mc;
 	struct maps *maps;
 	struct debuginfo *dbg;
+	struct dwarf_loader *loader; /* tests that set one; freed after dbg */
 };
 
 static int setup(void **state)
@@ -78,6 +80,7 @@ static int teardown(void **state)
 
 	maps_free(f->maps);
 	debuginfo_free(f->dbg);
+	dwarf_loader_free(f->loader);
 	module_cache_free(f->mc);
 	free(f);
 	return 0;
@@ -310,6 +313,110 @@ static void test_aggregate_lines_of(void **state)
 	aggregate_free(a);
 }
 
+
+static bool always(void *arg)
+{
+	(void)arg;
+	return true;
+}
+
+/*
+ * With a loader (issue 17) the DWARF loads on its thread: until the load is
+ * done the module is busy and the session's thread waits for nothing;
+ * dwarf_loader_wait() is bounded by its time and its stop callback; once
+ * the load is handed over, lookups answer as without a loader.
+ */
+static void test_loader_handover(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn;
+	const struct mapping *map = maps_find(f->maps, pc);
+	struct debuginfo *plain = debuginfo_new(getpid(), true);
+	const struct src_line *l, *want;
+	unsigned n, nwant;
+
+	assert_non_null(map);
+	assert_non_null(plain);
+	nwant = debuginfo_lookup(plain, map, pc, &want);
+	if (nwant == 0)
+		skip(); /* built without -g */
+	f->loader = dwarf_loader_new();
+	assert_non_null(f->loader);
+	debuginfo_set_loader(f->dbg, f->loader);
+	dwarf_loader_hold(f->loader, true);
+	assert_true(debuginfo_busy(f->dbg, map, pc)); /* starts the load: held */
+	assert_int_equal(dwarf_loader_pending(f->loader), 1);
+	assert_int_equal(dwarf_loader_wait(f->loader, 100, NULL, NULL), -ETIMEDOUT);
+	assert_int_equal(dwarf_loader_wait(f->loader, 0, always, NULL), -EINTR);
+	assert_true(debuginfo_busy(f->dbg, map, pc)); /* still in flight */
+	dwarf_loader_hold(f->loader, false);
+	assert_int_equal(dwarf_loader_wait(f->loader, 0, NULL, NULL), 0);
+	assert_int_equal(dwarf_loader_pending(f->loader), 0);
+	assert_false(debuginfo_busy(f->dbg, map, pc)); /* taken */
+	n = debuginfo_lookup(f->dbg, map, pc, &l);
+	assert_int_equal(n, nwant);
+	assert_string_equal(l[n - 1].func, want[nwant - 1].func);
+	assert_string_equal(l[n - 1].file, want[nwant - 1].file);
+	assert_int_equal(l[n - 1].line, want[nwant - 1].line);
+	/* Looked up: never busy again, and no second load. */
+	assert_false(debuginfo_busy(f->dbg, map, pc));
+	assert_int_equal(dwarf_loader_pending(f->loader), 0);
+	debuginfo_free(plain);
+}
+
+/*
+ * A module evicted (debuginfo_forget_module) or a debuginfo freed while
+ * its load runs or waits in the queue: the load no longer counts, the
+ * worker frees what it built (ASan: no leak, no use after free), and the
+ * module mapped again loads afresh. A loader freed while its thread is
+ * held inside a load returns at once; the thread frees it.
+ */
+static void test_loader_cancel(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t pc = (uintptr_t)&outer_fn;
+	const struct mapping *map = maps_find(f->maps, pc);
+	struct debuginfo *other = debuginfo_new(getpid(), true);
+	struct dwarf_loader *l2;
+	const struct src_line *l;
+
+	assert_non_null(map);
+	assert_non_null(other);
+	f->loader = dwarf_loader_new();
+	assert_non_null(f->loader);
+	debuginfo_set_loader(f->dbg, f->loader);
+	debuginfo_set_loader(other, f->loader);
+	dwarf_loader_hold(f->loader, true);
+	if (!debuginfo_busy(f->dbg, map, pc)) { /* running (held) */
+		debuginfo_free(other);
+		skip(); /* no DWARF to load */
+	}
+	assert_true(debuginfo_busy(other, map, pc)); /* queued behind it */
+	assert_int_equal(dwarf_loader_pending(f->loader), 2);
+	debuginfo_forget_module(f->dbg, map->mod); /* cancels the running one */
+	assert_int_equal(dwarf_loader_pending(f->loader), 1);
+	debuginfo_free(other); /* cancels the queued one */
+	assert_int_equal(dwarf_loader_pending(f->loader), 0);
+	assert_int_equal(dwarf_loader_wait(f->loader, 0, NULL, NULL), 0);
+	/* Mapped again: a new load, behind the two cancelled ones (FIFO). */
+	assert_true(debuginfo_busy(f->dbg, map, pc));
+	dwarf_loader_hold(f->loader, false);
+	assert_int_equal(dwarf_loader_wait(f->loader, 0, NULL, NULL), 0);
+	assert_false(debuginfo_busy(f->dbg, map, pc));
+	assert_true(debuginfo_lookup(f->dbg, map, pc, &l) > 0);
+
+	/* Freed while held inside a load. */
+	l2 = dwarf_loader_new();
+	assert_non_null(l2);
+	other = debuginfo_new(getpid(), true);
+	assert_non_null(other);
+	debuginfo_set_loader(other, l2);
+	dwarf_loader_hold(l2, true);
+	assert_true(debuginfo_busy(other, map, pc));
+	debuginfo_free(other);
+	dwarf_loader_free(l2); /* returns with the thread held: it finishes, frees l2 */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +426,8 @@ int main(void)
 		cmocka_unit_test(test_aggregate_lines_of),
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_merge_waits),
+		cmocka_unit_test_setup_teardown(test_loader_handover, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loader_cancel, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -158,6 +158,16 @@ void process_table_set_lines(struct process_table *t,
 int process_table_fetch_wait(struct process_table *t, FILE *progress, unsigned max_ms,
 			     bool (*stop)(void *arg), void *arg);
 
+/*
+ * Wait for the DWARF loads in flight (debuginfo.h: dwarf_loader_wait; at
+ * most max_ms, 0 = no limit; -EINTR when stop said so, -ETIMEDOUT after
+ * max_ms: those loads go on, their lookups stay pending). Loads start when
+ * lines are first wanted from a module. process_table_loading() counts them.
+ */
+int process_table_load_wait(struct process_table *t, unsigned max_ms, bool (*stop)(void *arg),
+			    void *arg);
+unsigned process_table_loading(const struct process_table *t);
+
 struct maps *process_maps(struct process *p);
 struct unwinder *process_unwinder(struct process *p);
 pid_t process_pid(const struct process *p);
