@@ -399,7 +399,7 @@ tag_values() {
 		on && /%\):/ { v = $NF; p = $0; sub(/.*\( */, "", p); sub(/%.*/, "", p); print v "\t" p }'
 }
 
-# thread_shares RAW CPUFILE LABEL [FLOOR]: each worker's share of the
+# thread_shares RAW CPUFILE LABEL LOST [FLOOR]: each worker's share of the
 # samples against its share of what it really ran.
 #   RAW      raw_samples of a profile of the threads workload, launched by
 #            pmutop and recorded until it exited (no --duration);
@@ -416,14 +416,17 @@ tag_values() {
 # samples and counts (the main thread, ~0.1%, is printed apart). A worker's
 # bound is 4 standard deviations of its share measured with that many
 # samples (binomial: 4 * sqrt(p (1 - p) / N); periodic sampling is less
-# noisy, so this is conservative), never below FLOOR pp (default 0). Also
+# noisy, so this is conservative), never below FLOOR pp (default 0), plus
+# what LOST samples (the summary's "lost N": the kernel dropped them, buffer
+# full) can move it at most: (1 - p) * LOST / (N + LOST), all of them from
+# one thread, since losses come in bursts on whichever threads ran. Also
 # checked: every sample has thread and tid labels, each worker's tid carries
 # the worker's name and no other tid does. The spread of the truth and of
 # pmutop's shares around the nominal 10% is printed, not checked (it is the
 # machine's, not pmutop's). Prints a table; returns non-zero when a check
 # fails.
 thread_shares() {
-	awk -F'\t' -v label="$3" -v floor="${4:-0}" '
+	awk -F'\t' -v label="$3" -v lost="${4:-0}" -v floor="${5:-0}" '
 	FNR == NR {
 		if (split($0, f, " ") < 5) next
 		nw++; t = f[1]; wtid[nw] = t; wname[t] = f[2]
@@ -438,10 +441,10 @@ thread_shares() {
 		by[$3] += n
 		if ($3 in wname) {
 			nsamp += n
-			if ($2 != wname[$3]) { misname[$3] = misname[$3] " " $2; nmis += n }
+			if ($2 != wname[$3] && !(($3, $2) in seen)) { seen[$3, $2] = 1; misname[$3] = misname[$3] " " $2 }
 		} else {
 			other[$2 " (tid " $3 ")"] += n
-			if ($2 ~ /^worker[0-9]$/) { stray[$2 " (tid " $3 ")"] += n; nstray += n }
+			if ($2 ~ /^worker[0-9]$/) stray[$2 " (tid " $3 ")"] += n
 		}
 	}
 	END {
@@ -457,6 +460,7 @@ thread_shares() {
 			c = 100 * cpu[t] / cpusum; got = 100 * by[t] / nsamp
 			err = got - 100 * p; abserr = err < 0 ? -err : err
 			b = 400 * sqrt(p * (1 - p) / nsamp); if (b < floor) b = floor
+			b += 100 * (1 - p) * lost / (nsamp + lost)
 			over = abserr > b
 			if (over) bad = 1
 			if (abserr > maxerr) { maxerr = abserr; worst = wname[t]; wb = b }
@@ -467,8 +471,9 @@ thread_shares() {
 				(cpu[t] > 0) ? 100 * sys[t] / cpu[t] : 0, over ? "  <-- over the bound" : ""
 		}
 		for (o in other) printf "  (other: %s, %.2f%% of all samples)\n", o, 100 * other[o] / all
-		printf "  %s: max error %.2f pp (%s; bound %.2f pp = 4 sigma of %d samples%s)\n", label, maxerr, worst, wb,
-			nsamp, (floor > 0) ? sprintf(", at least %.2f", floor) : ""
+		printf "  %s: max error %.2f pp (%s; bound %.2f pp = 4 sigma of %d samples%s%s)\n", label, maxerr, worst, wb,
+			nsamp, (floor > 0) ? sprintf(", at least %.2f", floor) : "",
+			(lost > 0) ? sprintf(", + up to %.2f for %d lost", 100 * lost / (nsamp + lost), lost) : ""
 		printf "  %s: not checked: pmutop against CPU time %.2f pp at most; against the nominal 10%%: truth %.2f pp, pmutop %.2f pp\n",
 			label, cpuerr, tspread, nomerr
 		if (nolabel > 0) { printf "  %.2f%% of the samples lack thread/tid labels\n", 100 * nolabel / all; bad = 1 }
