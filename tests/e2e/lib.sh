@@ -399,7 +399,7 @@ tag_values() {
 		on && /%\):/ { v = $NF; p = $0; sub(/.*\( */, "", p); sub(/%.*/, "", p); print v "\t" p }'
 }
 
-# thread_shares RAW CPUFILE LABEL LOST [FLOOR]: each worker's share of the
+# thread_shares RAW CPUFILE LABEL LOST PERIOD: each worker's share of the
 # samples against its share of what it really ran.
 #   RAW      raw_samples of a profile of the threads workload, launched by
 #            pmutop and recorded until it exited (no --duration);
@@ -416,17 +416,20 @@ tag_values() {
 # samples and counts (the main thread, ~0.1%, is printed apart). A worker's
 # bound is 4 standard deviations of its share measured with that many
 # samples (binomial: 4 * sqrt(p (1 - p) / N); periodic sampling is less
-# noisy, so this is conservative), never below FLOOR pp (default 0), plus
-# what LOST samples (the summary's "lost N": the kernel dropped them, buffer
+# noisy, so this is conservative), plus what LOST samples (the summary's "lost N": the kernel dropped them, buffer
 # full) can move it at most: (1 - p) * LOST / (N + LOST), all of them from
 # one thread, since losses come in bursts on whichever threads ran. Also
 # checked: every sample has thread and tid labels, each worker's tid carries
 # the worker's name and no other tid does. The spread of the truth and of
 # pmutop's shares around the nominal 10% is printed, not checked (it is the
-# machine's, not pmutop's). Prints a table; returns non-zero when a check
-# fails.
+# machine's, not pmutop's), and so is how many samples the counts and the
+# sample PERIOD call for that are neither in the profile nor among the
+# lost ones (an ASan pmutop at load 19 once had 151 of 4,432 missing with
+# "lost 0", 70 of them worker2's: -1.63 pp against a 1.86 pp bound; issue 15
+# item 2 asks for losses always to be counted). Prints a table; returns
+# non-zero when a check fails.
 thread_shares() {
-	awk -F'\t' -v label="$3" -v lost="${4:-0}" -v floor="${5:-0}" '
+	awk -F'\t' -v label="$3" -v lost="${4:-0}" -v period="${5:-0}" '
 	FNR == NR {
 		if (split($0, f, " ") < 5) next
 		nw++; t = f[1]; wtid[nw] = t; wname[t] = f[2]
@@ -459,7 +462,7 @@ thread_shares() {
 			t = wtid[k]; p = nocount ? cpu[t] / cpusum : cnt[t] / cntsum
 			c = 100 * cpu[t] / cpusum; got = 100 * by[t] / nsamp
 			err = got - 100 * p; abserr = err < 0 ? -err : err
-			b = 400 * sqrt(p * (1 - p) / nsamp); if (b < floor) b = floor
+			b = 400 * sqrt(p * (1 - p) / nsamp)
 			b += 100 * (1 - p) * lost / (nsamp + lost)
 			over = abserr > b
 			if (over) bad = 1
@@ -471,9 +474,11 @@ thread_shares() {
 				(cpu[t] > 0) ? 100 * sys[t] / cpu[t] : 0, over ? "  <-- over the bound" : ""
 		}
 		for (o in other) printf "  (other: %s, %.2f%% of all samples)\n", o, 100 * other[o] / all
-		printf "  %s: max error %.2f pp (%s; bound %.2f pp = 4 sigma of %d samples%s%s)\n", label, maxerr, worst, wb,
-			nsamp, (floor > 0) ? sprintf(", at least %.2f", floor) : "",
-			(lost > 0) ? sprintf(", + up to %.2f for %d lost", 100 * lost / (nsamp + lost), lost) : ""
+		printf "  %s: max error %.2f pp (%s; bound %.2f pp = 4 sigma of %d samples%s)\n", label, maxerr, worst, wb,
+			nsamp, (lost > 0) ? sprintf(" + up to %.2f for %d lost", 100 * lost / (nsamp + lost), lost) : ""
+		if (!nocount && period > 0)
+			printf "  %s: not checked: the counts call for %d samples, the profile has %d and %d were lost: %d unaccounted\n",
+				label, cntsum / period, nsamp, lost, cntsum / period - nsamp - lost
 		printf "  %s: not checked: pmutop against CPU time %.2f pp at most; against the nominal 10%%: truth %.2f pp, pmutop %.2f pp\n",
 			label, cpuerr, tspread, nomerr
 		if (nolabel > 0) { printf "  %.2f%% of the samples lack thread/tid labels\n", 100 * nolabel / all; bad = 1 }

@@ -44,5 +44,5 @@ raw_samples threads.pb.gz >samples.txt || fail "go tool pprof -raw cannot read t
 pprof -tags threads.pb.gz 2>/dev/null | sed -n '1,14p' | sed 's/^/    | /'
 
 lost=$(sed -n 's/.*; lost \([0-9]*\),.*/\1/p' threads.err | head -n 1)
-thread_shares samples.txt threads.cpu "$EV" "${lost:-0}" || fail "per-thread shares or labels wrong ($EV)"
+thread_shares samples.txt threads.cpu "$EV" "${lost:-0}" "$PERIOD" || fail "per-thread shares or labels wrong ($EV)"
 pass "ten worker threads each within 4 sigma of the $EV it ran"

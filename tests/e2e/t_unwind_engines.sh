@@ -99,7 +99,7 @@ for eng in ptrace fp; do
 	fi
 	raw_samples "threads_$eng.pb.gz" >"rawt_$eng.txt" || bad "$eng/threads: go tool pprof -raw failed"
 	lost=$(sed -n 's/.*; lost \([0-9]*\),.*/\1/p' "threads_$eng.err" | head -n 1)
-	thread_shares "rawt_$eng.txt" "threads_$eng.cpu" "$eng threads" "${lost:-0}" ||
+	thread_shares "rawt_$eng.txt" "threads_$eng.cpu" "$eng threads" "${lost:-0}" "$TP" ||
 		bad "$eng: per-thread shares off the CPU time the threads ran, or labels wrong"
 done
 
