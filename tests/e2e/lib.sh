@@ -398,3 +398,92 @@ tag_values() {
 		on && NF == 0 { on = 0 }
 		on && /%\):/ { v = $NF; p = $0; sub(/.*\( */, "", p); sub(/%.*/, "", p); print v "\t" p }'
 }
+
+# thread_shares RAW CPUFILE LABEL LOST PERIOD: each worker's share of the
+# samples against its share of what it really ran.
+#   RAW      raw_samples of a profile of the threads workload, launched by
+#            pmutop and recorded until it exited (no --duration);
+#   CPUFILE  what the workload measured in that run (THREADS_CPU_FILE, with
+#            THREADS_COUNT_EVENT the sampled event: "TID NAME CPU_NS SYS_NS
+#            COUNT" per worker, tests/workloads/threads.c).
+# Both sides cover the same window - each worker's whole life - so the truth
+# is exact, whatever the scheduler gave each thread on a busy machine (ten
+# threads on two CPUs shared with other work are not 10% each). The truth is
+# each worker's own count of the sampled event (its CPU time where it has
+# none): what the kernel drew the samples from. Its CPU time (the thread's
+# CPU clock) is printed beside it; the two differ by up to ~5% of a thread
+# when ptrace stops it at every sample. Shares are of the ten workers'
+# samples and counts (the main thread, ~0.1%, is printed apart). A worker's
+# bound is 4 standard deviations of its share measured with that many
+# samples (binomial: 4 * sqrt(p (1 - p) / N); periodic sampling is less
+# noisy, so this is conservative), plus what LOST samples (the summary's "lost N": the kernel dropped them, buffer
+# full) can move it at most: (1 - p) * LOST / (N + LOST), all of them from
+# one thread, since losses come in bursts on whichever threads ran. Also
+# checked: every sample has thread and tid labels, each worker's tid carries
+# the worker's name and no other tid does. The spread of the truth and of
+# pmutop's shares around the nominal 10% is printed, not checked (it is the
+# machine's, not pmutop's), and so is how many samples the counts and the
+# sample PERIOD call for that are neither in the profile nor among the
+# lost ones (an ASan pmutop at load 19 once had 151 of 4,432 missing with
+# "lost 0", 70 of them worker2's: -1.63 pp against a 1.86 pp bound; issue 15
+# item 2 asks for losses always to be counted). Prints a table; returns
+# non-zero when a check fails.
+thread_shares() {
+	awk -F'\t' -v label="$3" -v lost="${4:-0}" -v period="${5:-0}" '
+	FNR == NR {
+		if (split($0, f, " ") < 5) next
+		nw++; t = f[1]; wtid[nw] = t; wname[t] = f[2]
+		cpu[t] = f[3]; cpusum += f[3]; sys[t] = f[4]
+		cnt[t] = f[5]; if (f[5] < 0) nocount = 1; cntsum += f[5]
+		next
+	}
+	{
+		split($1, v, " "); n = v[1] + 0
+		all += n
+		if ($2 == "-" || $3 == "-") { nolabel += n; next }
+		by[$3] += n
+		if ($3 in wname) {
+			nsamp += n
+			if ($2 != wname[$3] && !(($3, $2) in seen)) { seen[$3, $2] = 1; misname[$3] = misname[$3] " " $2 }
+		} else {
+			other[$2 " (tid " $3 ")"] += n
+			if ($2 ~ /^worker[0-9]$/) stray[$2 " (tid " $3 ")"] += n
+		}
+	}
+	END {
+		bad = 0
+		if (nw != 10 || cpusum <= 0) { printf "  %s: the workload measured %d workers (want 10)\n", label, nw; exit 1 }
+		if (nsamp <= 0) { printf "  %s: no samples of the ten workers\n", label; exit 1 }
+		what = nocount ? "CPU time" : "count of the event"
+		printf "  %s: %d samples of the ten workers, %.3f s of their CPU time; truth: each one'"'"'s %s\n",
+			label, nsamp, cpusum / 1e9, what
+		printf "  %-8s %-8s %8s %8s %8s %7s %6s %5s\n", "tid", "thread", "truth%", "pmutop%", "error", "bound", "cpu%", "sys%"
+		for (k = 1; k <= nw; k++) {
+			t = wtid[k]; p = nocount ? cpu[t] / cpusum : cnt[t] / cntsum
+			c = 100 * cpu[t] / cpusum; got = 100 * by[t] / nsamp
+			err = got - 100 * p; abserr = err < 0 ? -err : err
+			b = 400 * sqrt(p * (1 - p) / nsamp)
+			b += 100 * (1 - p) * lost / (nsamp + lost)
+			over = abserr > b
+			if (over) bad = 1
+			if (abserr > maxerr) { maxerr = abserr; worst = wname[t]; wb = b }
+			d = 100 * p - 10; d = d < 0 ? -d : d; if (d > tspread) tspread = d
+			d = got - 10; d = d < 0 ? -d : d; if (d > nomerr) nomerr = d
+			d = got - c; d = d < 0 ? -d : d; if (d > cpuerr) cpuerr = d
+			printf "  %-8s %-8s %8.2f %8.2f %+8.2f %7.2f %6.2f %5.1f%s\n", t, wname[t], 100 * p, got, err, b, c,
+				(cpu[t] > 0) ? 100 * sys[t] / cpu[t] : 0, over ? "  <-- over the bound" : ""
+		}
+		for (o in other) printf "  (other: %s, %.2f%% of all samples)\n", o, 100 * other[o] / all
+		printf "  %s: max error %.2f pp (%s; bound %.2f pp = 4 sigma of %d samples%s)\n", label, maxerr, worst, wb,
+			nsamp, (lost > 0) ? sprintf(" + up to %.2f for %d lost", 100 * lost / (nsamp + lost), lost) : ""
+		if (!nocount && period > 0)
+			printf "  %s: not checked: the counts call for %d samples, the profile has %d and %d were lost: %d unaccounted\n",
+				label, cntsum / period, nsamp, lost, cntsum / period - nsamp - lost
+		printf "  %s: not checked: pmutop against CPU time %.2f pp at most; against the nominal 10%%: truth %.2f pp, pmutop %.2f pp\n",
+			label, cpuerr, tspread, nomerr
+		if (nolabel > 0) { printf "  %.2f%% of the samples lack thread/tid labels\n", 100 * nolabel / all; bad = 1 }
+		for (t in misname) { printf "  tid %s (%s) also labelled:%s\n", t, wname[t], misname[t]; bad = 1 }
+		for (s in stray) { printf "  %s: a worker name on a tid the workload did not report\n", s; bad = 1 }
+		exit bad
+	}' "$2" "$1"
+}

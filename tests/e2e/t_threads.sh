@@ -1,61 +1,48 @@
 #!/usr/bin/env bash
-# t_threads.sh - per-thread shares from the `thread` sample label.
+# t_threads.sh - per-thread shares from the `thread` and `tid` sample labels.
 #
 # The threads workload runs ten identical, never-blocking threads named
-# worker0..worker9, so each gets 10% of the CPU time. Each worker's share of
-# the event total, grouped by the profile's `thread` label, must be within
-# 10% +- 1.5 pp; every sample must carry `thread` and `tid` labels.
+# worker0..worker9. On a quiet machine each gets ~10% of the CPU time, but
+# ten threads on two CPUs shared with other work get what the scheduler
+# gives them (the nominal 10% was off by up to 3.5 pp for the fp engine at
+# load 17), so the truth is measured, not assumed: pmutop launches the
+# workload and records until it exits, and each worker counts the sampled
+# event on itself over its whole life (and reads its CPU clock), written to
+# a file (THREADS_CPU_FILE). Each worker's share of the workers' samples
+# must be within 4 sigma of sampling noise of its share of their counts
+# (thread_shares in lib.sh); every sample must carry `thread` and `tid`
+# labels and each worker's tid its own name. The CPU-time shares and the
+# spread around 10% are printed.
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl threads
 
 DUR=$(quick_or 5 3)
-TOL=1.5
 # A moderate rate: ten always-running threads keep every CPU's ring buffer
 # busy, and samples the kernel drops when a buffer is full come in bursts
-# that skew per-thread shares (4 kHz per CPU still gives > 10^4 samples).
+# (4 kHz per CPU still gives > 10^4 samples).
+# And small samples in large buffers: what is checked is whose samples
+# they are, not the stacks (which still reach the root on >= 99.9% with 2
+# KiB of stack here). With the default 16 KiB stack copy and 512 pages an
+# ASan pmutop at load 25 lost 50-64% of the samples, with 2 KiB and 2048
+# pages none (lost samples widen the bound, see thread_shares). 2048 pages
+# (8 MiB per CPU) are more than a non-root user may lock: root only.
 pick_event
 if [[ $EV == cycles ]]; then PERIOD=1000000; else PERIOD=250000; fi
-info "event $EV, period $PERIOD, ${DUR} s"
+BUF=(--stack-size 2048)
+(( EUID == 0 )) && BUF+=(-m 2048)
+info "event $EV, period $PERIOD, ${BUF[*]}, the workload's whole run (${DUR} s)"
 
-run_pmutop threads -e "$EV" --period "$PERIOD" --duration "$DUR" --dump threads.pb.gz \
-	-- "$W/threads" $((DUR + 5))
+THREADS_CPU_FILE=$T/threads.cpu THREADS_COUNT_EVENT=$EV run_pmutop threads -e "$EV" --period "$PERIOD" "${BUF[@]}" \
+	--dump threads.pb.gz -- "$W/threads" "$DUR"
 show threads.err
 (( RC == 0 )) || fail "pmutop exited with status $RC"
 [[ -s threads.pb.gz ]] || fail "no profile written"
+[[ -s threads.cpu ]] || fail "the workload wrote no counts (THREADS_CPU_FILE)"
 
 raw_samples threads.pb.gz >samples.txt || fail "go tool pprof -raw cannot read the profile"
 pprof -tags threads.pb.gz 2>/dev/null | sed -n '1,14p' | sed 's/^/    | /'
 
-# Columns: values (samples event) <TAB> thread <TAB> tid <TAB> stack.
-awk -F'\t' -v tol="$TOL" '
-{
-	split($1, v, " "); w = (2 in v) ? v[2] : v[1]
-	total += w; by[$2] += w
-	if ($2 == "-") nothr += w
-	if ($3 == "-") notid += w
-	if ($2 ~ /^worker[0-9]$/ && $3 != "-") tids[$2 SUBSEP $3] = 1
-}
-END {
-	if (total <= 0) { print "  no samples"; exit 1 }
-	bad = 0
-	printf "  %-10s %9s %9s %7s\n", "thread", "expected", "measured", "error"
-	for (k = 0; k < 10; k++) {
-		t = "worker" k; got = 100 * by[t] / total; err = got - 10
-		abserr = err < 0 ? -err : err
-		if (abserr > maxerr) maxerr = abserr
-		if (abserr > tol) bad = 1
-		printf "  %-10s %8.2f%% %8.2f%% %+6.2f%s\n", t, 10, got, err,
-			(abserr > tol ? "  <-- over " tol " pp" : "")
-	}
-	for (t in by)
-		if (t !~ /^worker[0-9]$/)
-			printf "  (other: %s %.2f%%)\n", t, 100 * by[t] / total
-	printf "  max error %.2f pp, tolerance %.1f pp\n", maxerr, tol
-	if (nothr > 0) { printf "  %.2f%% of the samples have no thread label\n", 100 * nothr / total; bad = 1 }
-	if (notid > 0) { printf "  %.2f%% of the samples have no tid label\n", 100 * notid / total; bad = 1 }
-	for (k in tids) { split(k, p, SUBSEP); ntid[p[1]]++ }
-	for (t in ntid) if (ntid[t] != 1) { printf "  %s has %d different tids\n", t, ntid[t]; bad = 1 }
-	exit bad
-}' samples.txt || fail "per-thread shares or labels wrong ($EV)"
-pass "ten worker threads each within $TOL pp of 10% ($EV)"
+lost=$(sed -n 's/.*; lost \([0-9]*\),.*/\1/p' threads.err | head -n 1)
+thread_shares samples.txt threads.cpu "$EV" "${lost:-0}" "$PERIOD" || fail "per-thread shares or labels wrong ($EV)"
+pass "ten worker threads each within 4 sigma of the $EV it ran"

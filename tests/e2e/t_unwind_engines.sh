@@ -9,11 +9,14 @@
 #    ten functions' samples; fp (the kernel's frame-pointer walk) reaches
 #    main on >= 90% (round_once, the caller of a frameless leaf, is lost:
 #    README "Unwinding engines");
-#  - threads (ten equal threads): each within its bound of 10%: 1.5 pp for
-#    fp; for ptrace the bound README documents, 5.0 pp (6.0 pp in quick runs,
-#    i.e. under ASan): stopping a thread per sample makes it wait for pmutop
-#    and reschedules it, which moves CPU between the threads themselves
-#    (measured 1.1-3.9 pp at this period on the loaded 2-CPU test VM);
+#  - threads (ten identical threads, launched and recorded until they
+#    exit): each worker's share of the samples within 4 sigma of sampling
+#    noise of its share of what it really ran, which the workload counts on
+#    itself (thread_shares in lib.sh). Not the nominal 10%: ptrace stops a
+#    thread per sample, which moves CPU between the threads (1.1-3.9 pp from
+#    10% measured on the loaded 2-CPU test VM), and a busy machine does not
+#    share two CPUs equally among ten threads anyway (fp 3.5 pp from 10% at
+#    load 17); the spread from 10% is printed;
 #  - ptrace prints its summary (stops, skid).
 source "$(dirname "$0")/lib.sh"
 e2e_init
@@ -21,12 +24,9 @@ need_wl shares threads
 
 DUR=$(quick_or 5 3)
 SHARES_TOL=1.0
-# Quick runs are the ASan build's: pmutop serves each stop ~3x slower, and
-# the thread waits that much longer.
-declare -A THREADS_TOL=([fp]=1.5 [ptrace]=$(quick_or 5.0 6.0))
 pick_event
 if [[ $EV == cycles ]]; then SP=1000000 TP=1000000; else SP=100000 TP=250000; fi
-info "event $EV, periods $SP (shares) and $TP (threads), ${DUR} s each"
+info "event $EV, periods $SP (shares) and $TP (threads), ${DUR} s each (threads: the workload's whole run)"
 
 errs=0
 bad() { info "FAILED: $*"; errs=$((errs + 1)); }
@@ -90,34 +90,17 @@ for eng in ptrace fp; do
 	}' "raw_$eng.txt" || bad "$eng: stacks of the ten functions incomplete"
 
 	# ---- threads ----
-	run_pmutop "threads_$eng" --no-tui --unwind="$eng" -e "$EV" --period "$TP" --duration "$DUR" \
-		--dump "threads_$eng.pb.gz" -- "$W/threads" $((DUR + 5))
+	THREADS_CPU_FILE=$T/threads_$eng.cpu THREADS_COUNT_EVENT=$EV run_pmutop "threads_$eng" --no-tui --unwind="$eng" -e "$EV" \
+		--period "$TP" --dump "threads_$eng.pb.gz" -- "$W/threads" "$DUR"
 	show "threads_$eng.err" 8
-	if (( RC != 0 )) || [[ ! -s threads_$eng.pb.gz ]]; then
-		bad "$eng/threads: pmutop exited with status $RC or wrote no profile"
+	if (( RC != 0 )) || [[ ! -s threads_$eng.pb.gz ]] || [[ ! -s threads_$eng.cpu ]]; then
+		bad "$eng/threads: pmutop exited with status $RC, or it wrote no profile or the workload no CPU times"
 		continue
 	fi
 	raw_samples "threads_$eng.pb.gz" >"rawt_$eng.txt" || bad "$eng/threads: go tool pprof -raw failed"
-	awk -F'\t' -v tol="${THREADS_TOL[$eng]}" -v eng="$eng" '
-	{
-		split($1, v, " "); w = (2 in v) ? v[2] : v[1]
-		total += w; by[$2] += w
-		if ($2 == "-" || $3 == "-") nolabel += w
-	}
-	END {
-		if (total <= 0) { print "  no samples"; exit 1 }
-		line = ""
-		for (k = 0; k < 10; k++) {
-			got = 100 * by["worker" k] / total; err = got - 10
-			abserr = err < 0 ? -err : err
-			if (abserr > maxerr) maxerr = abserr
-			line = line sprintf(" %+.2f", err)
-		}
-		printf "  %s threads: errors (pp, worker0..9):%s\n", eng, line
-		printf "  %s threads: max error %.2f pp, tolerance %.1f pp\n", eng, maxerr, tol
-		if (nolabel) printf "  %.2f%% of the samples lack thread/tid labels\n", 100 * nolabel / total
-		exit maxerr > tol || nolabel > 0
-	}' "rawt_$eng.txt" || bad "$eng: per-thread shares off by more than ${THREADS_TOL[$eng]} pp"
+	lost=$(sed -n 's/.*; lost \([0-9]*\),.*/\1/p' "threads_$eng.err" | head -n 1)
+	thread_shares "rawt_$eng.txt" "threads_$eng.cpu" "$eng threads" "${lost:-0}" "$TP" ||
+		bad "$eng: per-thread shares off the CPU time the threads ran, or labels wrong"
 done
 
 (( errs == 0 )) || fail "$errs check(s) failed ($EV)"
