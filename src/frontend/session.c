@@ -62,11 +62,13 @@
 #define LINES_WHILE_SAMPLING_NS (10 * 1000000000ULL)
 /*
  * At the end, DWARF still loading (on the loader's thread, debuginfo.h) is
- * waited for this long at most: libc's debug file loads in 0.1 s; a debug
- * file of a million CUs took 8 s (issue 17), which a --duration run must
- * not wait for.
+ * waited for this long at most, 2 s in the live view: libc's debug file
+ * loads in 0.1 s, a large C++ program's in seconds; a hostile debug file of
+ * two million CUs needs 17 s of CPU (issue 17), which a --duration run must
+ * not wait for. A second Ctrl-C ends the wait at once.
  */
-#define FINAL_LOAD_WAIT_MS 2000
+#define FINAL_LOAD_WAIT_MS 10000
+#define FINAL_LOAD_WAIT_LIVE_MS 2000
 /*
  * -e offcpu: a switch-out is paired with its switch-in once every buffer
  * has been drained past it; a record is written within microseconds of
@@ -1612,11 +1614,16 @@ static bool signal_waiting(void *arg)
 static void final_lines(struct session *s)
 {
 	uint64_t budget = s->final_lines_ns; /* 0: all (batch) */
-	unsigned loading, wait_ms = budget ? (unsigned)(budget / 1000000) : FINAL_LOAD_WAIT_MS;
+	unsigned loading, wait_ms = budget ? (unsigned)(budget / 1000000)
+				  : s->o->live_view ? FINAL_LOAD_WAIT_LIVE_MS : FINAL_LOAD_WAIT_MS;
 	int rc = budget ? aggregate_resolve_lines_for(s->agg, budget)
 			: aggregate_resolve_lines(s->agg, signal_waiting, s);
 
 	if (rc == 0 && (loading = process_table_loading(s->procs)) > 0) {
+		if (!budget && !s->o->live_view && !s->o->quiet)
+			fprintf(stderr, "pmutop: waiting up to %.0f s for the debug info of %u "
+				"module%s still loading (Ctrl-C: write the profile without their "
+				"file:line)\n", wait_ms / 1000.0, loading, loading == 1 ? "" : "s");
 		rc = process_table_load_wait(s->procs, wait_ms, signal_waiting, s);
 		loading = process_table_loading(s->procs);
 		if (rc != -EINTR)
