@@ -185,6 +185,15 @@ static int addrframe(struct cfi_entry *c, uint64_t vaddr, Dwarf_Frame **frame,
 	if (c->cfi && dwarf_cfi_addrframe(c->cfi, vaddr, frame) == 0)
 		return 0;
 	*debug_frame = true;
+	/*
+	 * Not in a Go binary: its .debug_frame is the Go code's, which the SP
+	 * tables cover (derive_rule), and is compressed: the first look would
+	 * inflate all of it on the sampling path (25-30 ms, the ring buffers
+	 * overflowing at 10k samples/s), for an address no table knows -
+	 * usually a bad return address. cgo's C code has .eh_frame.
+	 */
+	if (module_is_go(c->mod))
+		return -1;
 	if (!c->dtried) {
 		struct Elf *elf = module_elf(c->mod);
 
