@@ -590,7 +590,8 @@ static const struct cli_option opts_table[] = {
 	  .off = F(mmap_pages), .min = 1, .max = 65536, .group = CLI_GROUP_STACKS,
 	  .verbs = SAMPLING,
 	  .help = "ring buffer data pages per CPU, a power of 2 (default: 128, what a non-root "
-		  "user may lock; 512 as root)" },
+		  "user may lock; as root 1024 with the stack copy, else 512, at most 64 MiB over all "
+		  "CPUs)" },
 	{ .name = "stacks", .handle = h_flag, .off = F(stacks), .group = CLI_GROUP_STACKS,
 	  .verbs = PLAIN,
 	  .help = "print the current stack of every thread of -p PID and of its descendants "

@@ -80,6 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -783,6 +784,8 @@ static void *loader_main(void *arg)
 	struct dload *j;
 	bool orphaned;
 
+	/* Background work: below the sampling thread's priority (session.c). */
+	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 5);
 	pthread_mutex_lock(&l->mu);
 	while ((j = l->head)) {
 		l->head = j->next;

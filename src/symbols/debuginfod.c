@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "pmutop/target/module.h"
@@ -265,8 +266,12 @@ static size_t pending(const struct dfd_fetcher *f)
 static void *worker(void *arg)
 {
 	struct dfd_fetcher *f = arg;
-	debuginfod_client *c = debuginfod_begin();
+	debuginfod_client *c;
 	char why[512];
+
+	/* Background work: below the sampling thread's priority (session.c). */
+	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 5);
+	c = debuginfod_begin();
 
 	if (c) {
 		debuginfod_set_user_data(c, f);
