@@ -1638,12 +1638,21 @@ static void final_lines(struct session *s)
 	int rc = budget ? aggregate_resolve_lines_for(s->agg, budget)
 			: aggregate_resolve_lines(s->agg, signal_waiting, s);
 
-	if (rc == 0 && (loading = process_table_loading(s->procs)) > 0) {
-		if (!budget && !s->o->live_view && !s->o->quiet)
-			fprintf(stderr, "pmutop: waiting up to %.0f s for the debug info of %u "
-				"module%s still loading (Ctrl-C: write the profile without their "
-				"file:line)\n", wait_ms / 1000.0, loading, loading == 1 ? "" : "s");
-		rc = process_table_load_wait(s->procs, wait_ms, signal_waiting, s);
+	if (rc == 0 && wait_ms && (loading = process_table_loading(s->procs)) > 0) {
+		/* A load that takes more than a second is worth a line. */
+		unsigned quiet_ms = wait_ms < 1000 ? wait_ms : 1000;
+
+		rc = process_table_load_wait(s->procs, quiet_ms, signal_waiting, s);
+		loading = process_table_loading(s->procs);
+		if (rc != -EINTR && loading && wait_ms > quiet_ms) {
+			if (!budget && !s->o->live_view && !s->o->quiet)
+				fprintf(stderr, "pmutop: waiting up to %.0f s more for the debug info "
+					"of %u module%s still loading (Ctrl-C: write the profile "
+					"without their file:line)\n", (wait_ms - quiet_ms) / 1000.0,
+					loading, loading == 1 ? "" : "s");
+			rc = process_table_load_wait(s->procs, wait_ms - quiet_ms, signal_waiting,
+						     s);
+		}
 		loading = process_table_loading(s->procs);
 		if (rc != -EINTR)
 			rc = budget ? aggregate_resolve_lines_for(s->agg, budget)

@@ -375,7 +375,17 @@ static int start_worker(struct dfd_fetcher *f)
 		if (f->running)
 			return 0;
 	}
+	/*
+	 * Every signal is the session's to take, except the ones a fault
+	 * raises in this thread: blocked, a SIGBUS would kill the process
+	 * instead of reaching module.c's handler (a mapped file truncated
+	 * under us: t_fault_corrupt_elf).
+	 */
 	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&f->thread, NULL, worker, f);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
