@@ -100,6 +100,15 @@ struct sampler {
 	pid_t *scan_buf;
 	size_t scan_cap;
 	struct sampler_stats stats;
+	/*
+	 * Fault injection for the tests (PMUTOP_FAULT_RING_CORRUPT=N): the
+	 * N-th time a drain finds records in a buffer, the first record's
+	 * header is taken for corrupt (the data pages cannot be written: the
+	 * kernel maps them read-only) - what ring_next() says of a header with
+	 * a size no record has (test_ring) - and handled as such, end to end on
+	 * a real process (t_fault_ring). 0: off.
+	 */
+	unsigned long fault_corrupt_at, ndrains;
 };
 
 static long perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -714,6 +723,11 @@ struct sampler *sampler_new(const struct sampler_config *cfg, char *err, size_t 
 	}
 	s->cfg = *cfg;
 	s->epfd = -1;
+	{
+		const char *f = getenv("PMUTOP_FAULT_RING_CORRUPT");
+
+		s->fault_corrupt_at = f ? strtoul(f, NULL, 10) : 0;
+	}
 	if (tid_grow(s))
 		goto oom;
 	r = open_buffers(s, err, errlen);
@@ -850,6 +864,15 @@ static void mark_inherited(struct sampler *s, pid_t tid)
 	s->stats.threads_seen++;
 }
 
+/* A header that cannot be framed: nothing after it can be (ring.h). Give the rest back, count it. */
+static void cursor_corrupt(struct sampler *s, struct cpu_buf *b, struct drain_cursor *c)
+{
+	c->rec = NULL;
+	s->stats.corrupt++;
+	c->tail = c->head;
+	__atomic_store_n(&b->meta->data_tail, c->tail, __ATOMIC_RELEASE);
+}
+
 /* Frame the record at c's tail; a corrupt header gives the rest back and counts it. */
 static void cursor_peek(struct sampler *s, struct cpu_buf *b, struct drain_cursor *c)
 {
@@ -862,12 +885,8 @@ static void cursor_peek(struct sampler *s, struct cpu_buf *b, struct drain_curso
 		return;
 	}
 	c->rec = NULL;
-	if (step == RING_CORRUPT) {
-		/* Nothing after a corrupt header can be framed (ring.h). */
-		s->stats.corrupt++;
-		c->tail = c->head;
-		__atomic_store_n(&b->meta->data_tail, c->tail, __ATOMIC_RELEASE);
-	}
+	if (step == RING_CORRUPT)
+		cursor_corrupt(s, b, c);
 }
 
 /* Decode and hand over one record; fn's verdict (non-zero: stop). */
@@ -905,6 +924,11 @@ long sampler_drain(struct sampler *s, uint64_t horizon, sampler_fn fn, void *arg
 		cur[i].head = __atomic_load_n(&b->meta->data_head, __ATOMIC_ACQUIRE);
 		cur[i].tail = b->meta->data_tail;
 		cur[i].time = 0;
+		if (s->fault_corrupt_at && cur[i].tail < cur[i].head &&
+		    ++s->ndrains == s->fault_corrupt_at) {
+			cursor_corrupt(s, b, &cur[i]);
+			continue;
+		}
 		cursor_peek(s, b, &cur[i]);
 	}
 	for (;;) {
