@@ -26,7 +26,7 @@ fi
 
 echo "e2e: pmutop=$PMUTOP workloads=$WORKLOAD_DIR quick=$QUICK"
 passed=0 failed=0 skipped=0
-failed_names=() skipped_names=()
+failed_names=() skipped_names=() times=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	echo "=== $name"
@@ -34,8 +34,10 @@ for t in "${tests[@]}"; do
 		echo "no such test: $t"
 		rc=1
 	else
+		t0=$SECONDS
 		timeout -k 10 "$TIMEOUT" bash "$t" 2>&1
 		rc=$?
+		times+=("$((SECONDS - t0)) $name")
 	fi
 	case $rc in
 	0)
@@ -56,6 +58,8 @@ for t in "${tests[@]}"; do
 	esac
 done
 
+# The slowest, to keep `make test` within its budget.
+printf '%s\n' "${times[@]}" | sort -rn | head -8 | awk '{ s = s sprintf(" %s %ss", $2, $1) } END { print "slowest:" s }'
 (( skipped > 0 )) && echo "skipped: ${skipped_names[*]}"
 (( failed > 0 )) && echo "failed: ${failed_names[*]}"
 echo "e2e: $passed passed, $failed failed, $skipped skipped"
