@@ -322,7 +322,8 @@ static void apply_until(struct offcpu *o, uint64_t horizon, uint32_t tid, uint32
 {
 	size_t k = 0;
 
-	qsort(o->q, o->nq, sizeof(*o->q), rec_cmp);
+	if (o->nq > 1) /* an empty queue may have no array at all */
+		qsort(o->q, o->nq, sizeof(*o->q), rec_cmp);
 	for (size_t i = 0; i < o->nq; i++) {
 		const struct rec *r = &o->q[i];
 		bool mine = (!tid && !pid) || (tid && r->tid == tid) || (pid && r->pid == pid);

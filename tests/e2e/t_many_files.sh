@@ -53,8 +53,17 @@ same=$(tail -1 same.rss)
 distinct=$(tail -1 distinct.rss)
 growth=$((distinct - same))
 info "peak RSS: one copy $N times ${same} KiB, $N distinct copies ${distinct} KiB (+${growth} KiB)"
-(( growth < growth_max )) ||
-	problem "$N distinct files cost ${growth} KiB more than one (want < $((growth_max / 1000)) MB: the files no process maps any more are not evicted)"
+# Under ASan, freed memory waits in the sanitizer's quarantine and RSS
+# grows with what pmutop frees (+21.7 MB once, with the DWARF loader's
+# jobs): the eviction bound below (files parsed at once) holds there, the
+# RSS comparison is the normal build's (as in t_rss_flat).
+if readelf -d "$PMUTOP" 2>/dev/null | grep -q 'NEEDED.*libasan' ||
+	readelf -Ws "$PMUTOP" 2>/dev/null | grep -q ' __asan_init'; then
+	info "ASan build: RSS is the quarantine's, not compared"
+else
+	(( growth < growth_max )) ||
+		problem "$N distinct files cost ${growth} KiB more than one (want < $((growth_max / 1000)) MB: the files no process maps any more are not evicted)"
+fi
 
 # Counted in the summary and in the profile.
 evicted=$(sed -n 's/.*memory cap: symbols of \([0-9]*\) files no process mapped any more freed.*/\1/p' distinct.err)
