@@ -53,6 +53,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 info() { echo "  $*"; }
 
+# is_asan: whether $PMUTOP is an ASan build, read off the file (ldd runs
+# the binary's loader, and under load it once missed libasan: a bound meant
+# for the normal build then failed the ASan run).
+is_asan() {
+	readelf -d "$PMUTOP" 2>/dev/null | grep -q 'NEEDED.*libasan' ||
+		readelf -Ws "$PMUTOP" 2>/dev/null | grep -q ' __asan_init'
+}
+
 # quick_or NORMAL QUICK: the value for this run.
 quick_or() {
 	if (( QUICK )); then echo "$2"; else echo "$1"; fi

@@ -31,7 +31,7 @@ done
 # would hide what eviction frees: a small one, and the bound three times as
 # large for its shadow memory (as in t_processes).
 growth_max=12000
-if ldd "$PMUTOP" 2>/dev/null | grep -q libasan; then
+if is_asan; then
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8
 	growth_max=36000
 fi
@@ -53,17 +53,8 @@ same=$(tail -1 same.rss)
 distinct=$(tail -1 distinct.rss)
 growth=$((distinct - same))
 info "peak RSS: one copy $N times ${same} KiB, $N distinct copies ${distinct} KiB (+${growth} KiB)"
-# Under ASan, freed memory waits in the sanitizer's quarantine and RSS
-# grows with what pmutop frees (+21.7 MB once, with the DWARF loader's
-# jobs): the eviction bound below (files parsed at once) holds there, the
-# RSS comparison is the normal build's (as in t_rss_flat).
-if readelf -d "$PMUTOP" 2>/dev/null | grep -q 'NEEDED.*libasan' ||
-	readelf -Ws "$PMUTOP" 2>/dev/null | grep -q ' __asan_init'; then
-	info "ASan build: RSS is the quarantine's, not compared"
-else
-	(( growth < growth_max )) ||
-		problem "$N distinct files cost ${growth} KiB more than one (want < $((growth_max / 1000)) MB: the files no process maps any more are not evicted)"
-fi
+(( growth < growth_max )) ||
+	problem "$N distinct files cost ${growth} KiB more than one (want < $((growth_max / 1000)) MB: the files no process maps any more are not evicted)"
 
 # Counted in the summary and in the profile.
 evicted=$(sed -n 's/.*memory cap: symbols of \([0-9]*\) files no process mapped any more freed.*/\1/p' distinct.err)

@@ -49,7 +49,7 @@ info "fork storm: $forks children forked, ${followed:-?} followed; pmutop's peak
 # An ASan build carries shadow memory and a quarantine of freed blocks
 # (check-asan): the same bound at three times the size.
 rss_max=150000
-ldd "$PMUTOP" 2>/dev/null | grep -q libasan && rss_max=450000
+is_asan && rss_max=450000
 (( rss < rss_max )) || problem "fork storm: pmutop's peak RSS ${rss} KiB (want < $((rss_max / 1000)) MB)"
 run_pmutop stormcap -e $EV --max-processes 1 --dump stormcap.pb.gz -- "$W/fanout" storm 1
 (( RC == 0 )) || problem "fork storm, --max-processes 1: exit status $RC"

@@ -17,9 +17,7 @@ need_wl longrun libhot.so
 # Under ASan freed memory sits in a quarantine (256 MiB by default) and every
 # block has shadow bytes: RSS grows with what the program frees, so it says
 # nothing about pmutop's own footprint there.
-# Read off the file (ldd runs the binary: under load it once missed libasan).
-{ readelf -d "$PMUTOP" 2>/dev/null | grep -q 'NEEDED.*libasan' ||
-	readelf -Ws "$PMUTOP" 2>/dev/null | grep -q ' __asan_init'; } &&
+is_asan &&
 	skip "an ASan build's RSS is the sanitizer's quarantine, not pmutop's memory (make test checks it)"
 
 DUR=$(quick_or 60 40)
