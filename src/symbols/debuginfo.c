@@ -75,12 +75,10 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -89,6 +87,7 @@
 #include "pmutop/target/safe_open.h"
 #include "pmutop/symbols/debuginfod.h"
 #include "pmutop/symbols/gopclntab.h"
+#include "pmutop/symbols/worker.h"
 
 #define DEFAULT_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
 #define MAX_CHAIN 64  /* inline depth kept at most */
@@ -128,9 +127,7 @@ struct dload {
 struct dwarf_loader {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;         /* broadcast when a job is done or cancelled */
-	pthread_t thread;
-	bool running;              /* the worker is serving the queue */
-	bool joinable;             /* a worker was started and not joined yet */
+	struct worker w;           /* the thread (worker.h) */
 	bool orphaned;             /* freed while running: the worker frees it */
 	bool hold;                 /* tests: a job taken waits before it runs */
 	struct dload *head, *tail; /* queued */
@@ -784,8 +781,7 @@ static void *loader_main(void *arg)
 	struct dload *j;
 	bool orphaned;
 
-	/* Background work: below the sampling thread's priority (session.c). */
-	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 5);
+	worker_lower_priority();
 	pthread_mutex_lock(&l->mu);
 	while ((j = l->head)) {
 		l->head = j->next;
@@ -809,7 +805,7 @@ static void *loader_main(void *arg)
 			pthread_mutex_lock(&l->mu);
 		}
 	}
-	l->running = false;
+	l->w.running = false;
 	orphaned = l->orphaned;
 	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
@@ -818,41 +814,10 @@ static void *loader_main(void *arg)
 	return NULL;
 }
 
-/* Start the worker (l->mu held), as debuginfod.c's: signals stay with the session's thread. */
+/* Start the worker (l->mu held). */
 static int loader_start(struct dwarf_loader *l)
 {
-	sigset_t all, old;
-	int rc;
-
-	if (l->running)
-		return 0;
-	if (l->joinable) {
-		/* The last worker found the queue empty and is ending: reap it. */
-		pthread_mutex_unlock(&l->mu);
-		pthread_join(l->thread, NULL);
-		pthread_mutex_lock(&l->mu);
-		l->joinable = false;
-		if (l->running)
-			return 0;
-	}
-	/*
-	 * Every signal is the session's to take, except the ones a fault
-	 * raises in this thread: blocked, a SIGBUS would kill the process
-	 * instead of reaching module.c's handler (a mapped file truncated
-	 * under us: t_fault_corrupt_elf).
-	 */
-	sigfillset(&all);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&l->thread, NULL, loader_main, l);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
-		return -rc;
-	l->running = l->joinable = true;
-	return 0;
+	return worker_start(&l->w, &l->mu, loader_main, l);
 }
 
 /* Queue j (the loader's from now on); -errno when no thread can run it (j stays the caller's). */
@@ -921,17 +886,17 @@ void dwarf_loader_free(struct dwarf_loader *l)
 		return;
 	pthread_mutex_lock(&l->mu);
 	l->hold = false;
-	if (l->running) {
+	if (l->w.running) {
 		/* Inside libdw, maybe for seconds: the worker finishes and frees. */
 		l->orphaned = true;
-		pthread_detach(l->thread);
+		pthread_detach(l->w.thread);
 		pthread_cond_broadcast(&l->cv);
 		pthread_mutex_unlock(&l->mu);
 		return;
 	}
 	pthread_mutex_unlock(&l->mu);
-	if (l->joinable)
-		pthread_join(l->thread, NULL);
+	if (l->w.joinable)
+		pthread_join(l->w.thread, NULL);
 	loader_destroy(l);
 }
 

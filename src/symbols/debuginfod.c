@@ -22,15 +22,14 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "pmutop/target/module.h"
+#include "pmutop/symbols/worker.h"
 
 #define MAX_BID_HEX 128
 
@@ -47,9 +46,7 @@ struct dfd_item {
 struct dfd_fetcher {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;       /* broadcast whenever an item is answered */
-	pthread_t thread;
-	bool running;            /* the worker is serving the queue */
-	bool joinable;           /* a worker was started and not joined yet */
+	struct worker w;         /* the thread (worker.h) */
 	bool cancel;             /* read by the progress callback (atomically) */
 	int down;                /* -errno once the servers did not answer: ask no more */
 	struct dfd_item *items;
@@ -269,8 +266,7 @@ static void *worker(void *arg)
 	debuginfod_client *c;
 	char why[512];
 
-	/* Background work: below the sampling thread's priority (session.c). */
-	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 5);
+	worker_lower_priority();
 	c = debuginfod_begin();
 
 	if (c) {
@@ -335,7 +331,7 @@ static void *worker(void *arg)
 		}
 		pthread_cond_broadcast(&f->cv);
 	}
-	f->running = false;
+	f->w.running = false;
 	pthread_cond_broadcast(&f->cv);
 	pthread_mutex_unlock(&f->mu);
 	if (c)
@@ -358,41 +354,10 @@ struct dfd_fetcher *dfd_fetcher_new(void)
 	return f;
 }
 
-/* Start the worker (f->mu held). Signals stay with the session's thread. */
+/* Start the worker (f->mu held). */
 static int start_worker(struct dfd_fetcher *f)
 {
-	sigset_t all, old;
-	int rc;
-
-	if (f->running)
-		return 0;
-	if (f->joinable) {
-		/* The last worker found the queue empty and is ending: reap it. */
-		pthread_mutex_unlock(&f->mu);
-		pthread_join(f->thread, NULL);
-		pthread_mutex_lock(&f->mu);
-		f->joinable = false;
-		if (f->running)
-			return 0;
-	}
-	/*
-	 * Every signal is the session's to take, except the ones a fault
-	 * raises in this thread: blocked, a SIGBUS would kill the process
-	 * instead of reaching module.c's handler (a mapped file truncated
-	 * under us: t_fault_corrupt_elf).
-	 */
-	sigfillset(&all);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&f->thread, NULL, worker, f);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
-		return -rc;
-	f->running = f->joinable = true;
-	return 0;
+	return worker_start(&f->w, &f->mu, worker, f);
 }
 
 int dfd_request(struct dfd_fetcher *f, enum dfd_kind kind, const char *bid)
@@ -548,11 +513,11 @@ void dfd_fetcher_free(struct dfd_fetcher *f)
 		return;
 	__atomic_store_n(&f->cancel, true, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&f->mu);
-	while (f->running)
+	while (f->w.running)
 		pthread_cond_wait(&f->cv, &f->mu);
 	pthread_mutex_unlock(&f->mu);
-	if (f->joinable)
-		pthread_join(f->thread, NULL);
+	if (f->w.joinable)
+		pthread_join(f->w.thread, NULL);
 	for (size_t i = 0; i < f->n; i++) {
 		if (f->items[i].fd >= 0)
 			close(f->items[i].fd);

@@ -1,0 +1,44 @@
+/*
+ * worker.c - the symbol stage's background threads (see worker.h).
+ */
+#include "pmutop/symbols/worker.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+int worker_start(struct worker *w, pthread_mutex_t *mu, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int rc;
+
+	if (w->running)
+		return 0;
+	if (w->joinable) {
+		/* The last worker found the queue empty and is ending: reap it. */
+		pthread_mutex_unlock(mu);
+		pthread_join(w->thread, NULL);
+		pthread_mutex_lock(mu);
+		w->joinable = false;
+		if (w->running)
+			return 0;
+	}
+	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -rc;
+	w->running = w->joinable = true;
+	return 0;
+}
+
+void worker_lower_priority(void)
+{
+	/* Per thread on Linux; raising the nice value is always allowed. */
+	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 5);
+}
