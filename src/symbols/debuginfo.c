@@ -936,7 +936,6 @@ int dwarf_loader_wait(struct dwarf_loader *l, unsigned max_ms, bool (*stop)(void
 		return 0;
 	pthread_mutex_lock(&l->mu);
 	while (in_flight(l) > 0) {
-		struct timespec until;
 
 		if (stop && stop(arg)) {
 			rc = -EINTR;
@@ -946,13 +945,7 @@ int dwarf_loader_wait(struct dwarf_loader *l, unsigned max_ms, bool (*stop)(void
 			rc = -ETIMEDOUT;
 			break;
 		}
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&l->cv, &l->mu, &until);
+		worker_timedwait(&l->cv, &l->mu, 50);
 	}
 	pthread_mutex_unlock(&l->mu);
 	return rc;

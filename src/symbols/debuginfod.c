@@ -455,7 +455,6 @@ int dfd_wait(struct dfd_fetcher *f, FILE *progress, unsigned max_ms, bool (*stop
 		return 0;
 	pthread_mutex_lock(&f->mu);
 	while ((k = pending(f)) > 0) {
-		struct timespec until;
 
 		if (rc == 0 && ((stop && stop(arg)) || (max_ms && mono_ms() - start >= max_ms))) {
 			/* The transfer in flight ends at its next progress call. */
@@ -469,13 +468,7 @@ int dfd_wait(struct dfd_fetcher *f, FILE *progress, unsigned max_ms, bool (*stop
 			fflush(progress);
 			said = true;
 		}
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 100 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&f->cv, &f->mu, &until);
+		worker_timedwait(&f->cv, &f->mu, 100);
 	}
 	if (progress && !f->notes_printed) {
 		if (f->reject_note[0])

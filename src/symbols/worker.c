@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <time.h>
 
 int worker_start(struct worker *w, pthread_mutex_t *mu, void *(*fn)(void *), void *arg)
 {
@@ -41,4 +42,18 @@ void worker_lower_priority(void)
 {
 	/* Per thread on Linux; raising the nice value is always allowed. */
 	setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + 5);
+}
+
+void worker_timedwait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	until.tv_sec += ms / 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(cv, mu, &until);
 }

@@ -29,6 +29,12 @@ struct worker {
  */
 int worker_start(struct worker *w, pthread_mutex_t *mu, void *(*fn)(void *), void *arg);
 
+/*
+ * Wait on cv (mu held) for at most ms milliseconds: how the session's
+ * thread waits for a worker while it keeps checking for a stop.
+ */
+void worker_timedwait(pthread_cond_t *cv, pthread_mutex_t *mu, unsigned ms);
+
 /* At the top of fn: the worker's share of the CPU (below the drain's). */
 void worker_lower_priority(void);
 
