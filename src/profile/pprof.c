@@ -3,8 +3,16 @@
  *
  * The aggregate already has the pprof shape (dense ids from 1 for mappings,
  * functions and locations; stacks as location ids leaf first), so encoding
- * is a translation: build the protobuf-c message over arrays allocated in
- * bulk, let protobuf-c pack it, gzip it with zlib.
+ * is a translation, and it streams: each mapping, location, function and
+ * sample is built in one reused protobuf-c message, packed as one element
+ * of the Profile's repeated field straight into zlib, and only the gzip
+ * output grows in memory. A protobuf message is the concatenation of its
+ * fields in any order (repeated ones append), so the elements go first and
+ * one last Profile message carries the header and the string table, which
+ * is complete only once every element has interned its strings. Building
+ * the whole message before packing it cost about 170 bytes per sample
+ * plus the packed copy: 10-18 MiB on top of the aggregate at the end of an
+ * hour-long run, above the 64 MiB a long run is held to (issue 23).
  *
  * Per sample the profile carries the values [samples, <event>...] and the
  * labels of its thread and process: "tid" and "pid" (numbers), "thread"
@@ -56,14 +64,14 @@ struct build {
 	int only;               /* write only this event (--dump-split), or -1 */
 	uint32_t pid;           /* write only this process's samples (HTTP ?pid=), or 0 */
 
-	Perftools__Profiles__Mapping *maps, **mapp;
-	Perftools__Profiles__Function *funcs, **funcp;
-	Perftools__Profiles__Location *locs, **locp;
-	Perftools__Profiles__Line *lines, **linep;
-	Perftools__Profiles__Sample *samples, **samplep;
-	uint64_t *loc_ids;      /* all samples' location ids, back to back */
-	int64_t *values;        /* ntypes per sample */
 	Perftools__Profiles__Label *labels, **labelp; /* LABEL_SLOTS per thread */
+	uint8_t *nlab;          /* labels per thread (its first run) */
+
+	/* One element at a time: its buffers, grown to the largest seen. */
+	Perftools__Profiles__Line *lines, **linep;
+	size_t lines_cap;
+	uint64_t *ids;          /* a sample's location ids */
+	size_t ids_cap;
 
 	int64_t comments[NCOMMENTS];
 	char comment_text[NCOMMENTS][256];
@@ -86,20 +94,12 @@ static void *xcalloc(size_t n, size_t size)
 static void build_free(struct build *b)
 {
 	strtab_free(&b->st);
-	free(b->maps);
-	free(b->mapp);
-	free(b->funcs);
-	free(b->funcp);
-	free(b->locs);
-	free(b->locp);
 	free(b->lines);
 	free(b->linep);
-	free(b->samples);
-	free(b->samplep);
-	free(b->loc_ids);
-	free(b->values);
+	free(b->ids);
 	free(b->labels);
 	free(b->labelp);
+	free(b->nlab);
 	free(b->parts);
 	free(b->variants);
 }
@@ -359,104 +359,255 @@ static uint64_t part_leaf_id(const struct build *b, const struct aggregate *a,
 	return v ? v->id : loc;
 }
 
-static int build_tables(struct build *b, const struct aggregate *a, bool *failed)
+/* ---- the stream ---------------------------------------------------------- */
+
+/*
+ * A ProtobufCBuffer that deflates what protobuf-c packs into it. Appends
+ * are small (a field's tag, a varint, a string), so they are staged and
+ * handed to zlib STAGE bytes at a time; the gzip output grows by doubling.
+ */
+#define STAGE (64 * 1024)
+
+struct zsink {
+	ProtobufCBuffer base;   /* first: protobuf-c calls base.append */
+	z_stream zs;
+	bool zs_live;
+	unsigned char *stage;
+	size_t staged;
+	unsigned char *out;
+	size_t cap;
+	int err;                /* the first error, -ENOMEM or -EIO */
+};
+
+/* Room for more output: the buffer doubles. False on ENOMEM (z->err set). */
+static bool zsink_grow(struct zsink *z)
+{
+	size_t used = z->out ? (size_t)(z->zs.next_out - z->out) : 0;
+	size_t ncap = z->cap ? 2 * z->cap : STAGE;
+	unsigned char *nb = realloc(z->out, ncap);
+
+	if (!nb) {
+		z->err = -ENOMEM;
+		return false;
+	}
+	z->out = nb;
+	z->cap = ncap;
+	z->zs.next_out = nb + used;
+	z->zs.avail_out = (uInt)(ncap - used < UINT_MAX ? ncap - used : UINT_MAX);
+	return true;
+}
+
+static void zsink_deflate(struct zsink *z, const uint8_t *in, size_t n, int flush)
+{
+	z->zs.next_in = in;
+	for (;;) {
+		uInt ain = (uInt)(n < UINT_MAX ? n : UINT_MAX);
+		int rc;
+
+		if (z->zs.avail_out == 0 && !zsink_grow(z))
+			return;
+		z->zs.avail_in = ain;
+		rc = deflate(&z->zs, ain == n ? flush : Z_NO_FLUSH);
+		n -= ain - z->zs.avail_in;
+		if (rc == Z_STREAM_END)
+			return;
+		if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			z->err = -EIO;
+			return;
+		}
+		/* Without Z_FINISH: done once zlib took everything with room to spare. */
+		if (n == 0 && flush != Z_FINISH && z->zs.avail_out != 0)
+			return;
+	}
+}
+
+static void zsink_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
+{
+	struct zsink *z = (struct zsink *)buf;
+
+	if (z->err)
+		return;
+	if (z->staged + len > STAGE) {
+		zsink_deflate(z, z->stage, z->staged, Z_NO_FLUSH);
+		z->staged = 0;
+		if (len > STAGE) {
+			zsink_deflate(z, data, len, Z_NO_FLUSH);
+			return;
+		}
+	}
+	memcpy(z->stage + z->staged, data, len);
+	z->staged += len;
+}
+
+static int zsink_init(struct zsink *z)
+{
+	int rc;
+
+	memset(z, 0, sizeof(*z));
+	z->base.append = zsink_append;
+	z->stage = malloc(STAGE);
+	if (!z->stage)
+		return -ENOMEM;
+	rc = deflateInit2(&z->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			  Z_DEFAULT_STRATEGY);
+	if (rc != Z_OK)
+		return rc == Z_MEM_ERROR ? -ENOMEM : -EIO;
+	z->zs_live = true;
+	return 0;
+}
+
+/* Flush and finish the gzip stream; the output moves to *out. */
+static int zsink_finish(struct zsink *z, unsigned char **out, size_t *outlen)
+{
+	if (!z->err)
+		zsink_deflate(z, z->stage, z->staged, Z_FINISH);
+	z->staged = 0;
+	if (z->err)
+		return z->err;
+	*out = z->out;
+	*outlen = z->zs.total_out;
+	z->out = NULL;
+	return 0;
+}
+
+static void zsink_free(struct zsink *z)
+{
+	if (z->zs_live)
+		deflateEnd(&z->zs);
+	free(z->stage);
+	free(z->out);
+}
+
+static void put_varint(struct zsink *z, uint64_t v)
+{
+	uint8_t b[10];
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	zsink_append(&z->base, n, b);
+}
+
+/* The number of the Profile's field called name (from the generated descriptor). */
+static unsigned profile_field(const char *name)
+{
+	const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(
+		&perftools__profiles__profile__descriptor, name);
+
+	return f ? f->id : 0;
+}
+
+/* One element of a repeated message field of the Profile: tag, length, bytes. */
+static void put_element(struct zsink *z, unsigned field, const ProtobufCMessage *m)
+{
+	put_varint(z, (uint64_t)field << 3 | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED);
+	put_varint(z, protobuf_c_message_get_packed_size(m));
+	protobuf_c_message_pack_to_buffer(m, &z->base);
+}
+
+/* Room for n elements in an element's buffer; false on ENOMEM. */
+static bool reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n <= *cap)
+		return true;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = n;
+	return true;
+}
+
+/* Location id with address addr and the lines of aggregate location al. */
+static int put_location(struct build *b, struct zsink *z, unsigned field,
+			const struct agg_location *al, uint64_t id, uint64_t addr)
+{
+	Perftools__Profiles__Location l;
+	size_t nli = al->nlines && al->lines ? al->nlines : 1, cap = b->lines_cap;
+
+	if (!reserve((void **)&b->lines, &cap, nli, sizeof(*b->lines)) ||
+	    !reserve((void **)&b->linep, &b->lines_cap, nli, sizeof(*b->linep)))
+		return -ENOMEM;
+	perftools__profiles__location__init(&l);
+	l.id = id;
+	l.mapping_id = al->mapping_id;
+	l.address = addr;
+	l.n_line = nli;
+	l.line = b->linep;
+	for (size_t j = 0; j < nli; j++) {
+		perftools__profiles__line__init(&b->lines[j]);
+		if (al->nlines && al->lines) {
+			b->lines[j].function_id = al->lines[j].function_id;
+			b->lines[j].line = al->lines[j].line;
+		} else {
+			b->lines[j].function_id = al->function_id;
+		}
+		b->linep[j] = &b->lines[j];
+	}
+	put_element(z, field, &l.base);
+	return 0;
+}
+
+/* Mappings (the main binary's first), functions and locations. */
+static int put_tables(struct build *b, const struct aggregate *a, struct zsink *z, bool *failed)
 {
 	const struct agg_mapping *am;
 	const struct agg_function *af;
 	const struct agg_location *al;
-	size_t nm, nf, nl, i, first, k = 1, nlines = 0, li = 0;
+	const struct agg_address *ad;
+	size_t nm, nf, nl, na, i, first;
+	unsigned f_map = profile_field("mapping"), f_fn = profile_field("function"),
+		 f_loc = profile_field("location");
+	int rc;
 
 	am = aggregate_mappings(a, &nm);
 	af = aggregate_functions(a, &nf);
 	al = aggregate_locations(a, &nl);
-	/* One Line per location, or its inline chain from debug info. */
-	for (i = 0; i < nl; i++)
-		nlines += al[i].nlines && al[i].lines ? al[i].nlines : 1;
-	b->maps = xcalloc(nm, sizeof(*b->maps));
-	b->mapp = xcalloc(nm, sizeof(*b->mapp));
-	b->funcs = xcalloc(nf, sizeof(*b->funcs));
-	b->funcp = xcalloc(nf, sizeof(*b->funcp));
-	b->locs = xcalloc(nl + b->nvariants, sizeof(*b->locs));
-	b->locp = xcalloc(nl + b->nvariants, sizeof(*b->locp));
-	b->lines = xcalloc(nlines, sizeof(*b->lines));
-	b->linep = xcalloc(nlines, sizeof(*b->linep));
-	if (!b->maps || !b->mapp || !b->funcs || !b->funcp || !b->locs ||
-	    !b->locp || !b->lines || !b->linep)
-		return -ENOMEM;
-
-	for (i = 0; i < nm; i++) {
-		Perftools__Profiles__Mapping *m = &b->maps[i];
-
-		perftools__profiles__mapping__init(m);
-		m->id = am[i].id;
-		m->memory_start = am[i].start;
-		m->memory_limit = am[i].limit;
-		m->file_offset = am[i].offset;
-		m->filename = str(b, am[i].file, failed);
-		m->build_id = str(b, am[i].build_id, failed);
-		m->has_functions = am[i].has_functions;
-		m->has_filenames = am[i].has_filenames;
-		m->has_line_numbers = am[i].has_line_numbers;
-		m->has_inline_frames = am[i].has_inline_frames;
-	}
+	ad = aggregate_addresses(a, &na);
 	first = main_mapping(am, nm);
-	for (i = 0; i < nm; i++)
-		b->mapp[i == first ? 0 : k++] = &b->maps[i];
+	for (size_t k = 0; k < nm; k++) {
+		Perftools__Profiles__Mapping m;
+
+		/* pprof takes the first mapping listed for the main binary. */
+		i = k == 0 ? first : k <= first ? k - 1 : k;
+		perftools__profiles__mapping__init(&m);
+		m.id = am[i].id;
+		m.memory_start = am[i].start;
+		m.memory_limit = am[i].limit;
+		m.file_offset = am[i].offset;
+		m.filename = str(b, am[i].file, failed);
+		m.build_id = str(b, am[i].build_id, failed);
+		m.has_functions = am[i].has_functions;
+		m.has_filenames = am[i].has_filenames;
+		m.has_line_numbers = am[i].has_line_numbers;
+		m.has_inline_frames = am[i].has_inline_frames;
+		put_element(z, f_map, &m.base);
+	}
 	for (i = 0; i < nf; i++) {
-		Perftools__Profiles__Function *f = &b->funcs[i];
+		Perftools__Profiles__Function f;
 
-		perftools__profiles__function__init(f);
-		f->id = af[i].id;
-		f->name = str(b, af[i].name, failed);
-		f->system_name = af[i].system_name ? str(b, af[i].system_name, failed) : f->name;
-		f->filename = str(b, af[i].file, failed);
-		f->start_line = af[i].start_line;
-		b->funcp[i] = f;
+		perftools__profiles__function__init(&f);
+		f.id = af[i].id;
+		f.name = str(b, af[i].name, failed);
+		f.system_name = af[i].system_name ? str(b, af[i].system_name, failed) : f.name;
+		f.filename = str(b, af[i].file, failed);
+		f.start_line = af[i].start_line;
+		put_element(z, f_fn, &f.base);
 	}
-	for (i = 0; i < nl; i++) {
-		Perftools__Profiles__Location *l = &b->locs[i];
-		size_t nli = al[i].nlines && al[i].lines ? al[i].nlines : 1;
-
-		perftools__profiles__location__init(l);
-		l->id = al[i].id;
-		l->mapping_id = al[i].mapping_id;
-		l->address = al[i].address;
-		l->n_line = nli;
-		l->line = &b->linep[li];
-		for (size_t j = 0; j < nli; j++, li++) {
-			perftools__profiles__line__init(&b->lines[li]);
-			if (al[i].nlines && al[i].lines) {
-				b->lines[li].function_id = al[i].lines[j].function_id;
-				b->lines[li].line = al[i].lines[j].line;
-			} else {
-				b->lines[li].function_id = al[i].function_id;
-			}
-			b->linep[li] = &b->lines[li];
-		}
-		b->locp[i] = l;
-	}
-	b->prof.n_mapping = nm;
-	b->prof.mapping = b->mapp;
-	b->prof.n_function = nf;
-	b->prof.function = b->funcp;
+	for (i = 0; i < nl; i++)
+		if ((rc = put_location(b, z, f_loc, &al[i], al[i].id, al[i].address)))
+			return rc;
 	/* The variants: the same lines at another address of the line. */
-	{
-		size_t na;
-		const struct agg_address *ad = aggregate_addresses(a, &na);
-
-		for (i = 0; i < b->nvariants; i++) {
-			Perftools__Profiles__Location *l = &b->locs[nl + i];
-			const Perftools__Profiles__Location *of = &b->locs[b->variants[i].loc - 1];
-
-			*l = *of;
-			l->id = b->variants[i].id;
-			l->address = ad[b->variants[i].addr].address;
-			b->locp[nl + i] = l;
-		}
-	}
-	b->prof.n_location = nl + b->nvariants;
-	b->prof.location = b->locp;
-	return 0;
+	for (i = 0; i < b->nvariants; i++)
+		if ((rc = put_location(b, z, f_loc, &al[b->variants[i].loc - 1], b->variants[i].id,
+				       ad[b->variants[i].addr].address)))
+			return rc;
+	return z->err;
 }
 
 /*
@@ -497,35 +648,19 @@ static int switch_run(const struct aggregate *a, const struct agg_stack *st, con
 	return 1;
 }
 
-static int build_samples(struct build *b, const struct aggregate *a, bool *failed)
+/* The label runs of every thread (see LABEL_RUN). */
+static int build_labels(struct build *b, const struct aggregate *a, bool *failed)
 {
-	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_thread *threads;
-	const struct agg_stack *stacks;
-	size_t ns, nt, np, nids = 0, i, j;
+	size_t nt, i, j;
 	int64_t key_thread, key_tid, key_threads, key_pid, key_comm, key_switch, val_switch[2];
-	uint64_t *ids, split_given = 0;
-	int offcpu_col = -1;
-	uint32_t split_stack = UINT32_MAX;
-	uint8_t *nlab;
 
-	stacks = aggregate_stacks(a, &ns);
 	threads = aggregate_threads(a, &nt);
-	np = b->nparts;
-	for (i = 0; i < np; i++)
-		nids += stacks[b->parts[i].stack].nlocs;
-	b->samples = xcalloc(np, sizeof(*b->samples));
-	b->samplep = xcalloc(np, sizeof(*b->samplep));
-	b->loc_ids = xcalloc(nids, sizeof(*b->loc_ids));
-	b->values = xcalloc(np * b->ntypes, sizeof(*b->values));
 	b->labels = xcalloc(nt * LABEL_SLOTS, sizeof(*b->labels));
 	b->labelp = xcalloc(nt * LABEL_SLOTS, sizeof(*b->labelp));
-	nlab = xcalloc(nt, 1);
-	if (!b->samples || !b->samplep || !b->loc_ids || !b->values ||
-	    !b->labels || !b->labelp || !nlab) {
-		free(nlab);
+	b->nlab = xcalloc(nt, 1);
+	if (!b->labels || !b->labelp || !b->nlab)
 		return -ENOMEM;
-	}
 
 	key_thread = str(b, "thread", failed);
 	key_tid = str(b, "tid", failed);
@@ -535,16 +670,6 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 	key_switch = str(b, "switch", failed);
 	val_switch[0] = str(b, "voluntary", failed);
 	val_switch[1] = str(b, "preempted", failed);
-	/* Value columns: samples, then one per event (all of them, unless --dump-split). */
-	for (size_t k = 0, col = 1; k < (info->nevents ? info->nevents : 1); k++) {
-		if (b->only >= 0 && (size_t)b->only != k)
-			continue;
-		const char *name = info->nevents ? info->events[k].name : info->event;
-
-		if (name && !strcmp(name, "offcpu"))
-			offcpu_col = (int)col;
-		col++;
-	}
 	for (i = 0; i < nt; i++) {
 		Perftools__Profiles__Label *l = &b->labels[LABEL_SLOTS * i];
 		size_t k = 0;
@@ -583,125 +708,88 @@ static int build_samples(struct build *b, const struct aggregate *a, bool *faile
 			for (j = 0; j < k + (run > 0); j++)
 				b->labelp[LABEL_SLOTS * i + LABEL_RUN * run + j] =
 					j < k ? &l[j] : &l[LABEL_RUN * run + k];
-		nlab[i] = (uint8_t)k;
+		b->nlab[i] = (uint8_t)k;
 	}
-
-	ids = b->loc_ids;
-	for (i = 0; i < np; i++) {
-		const struct agg_leaf_part *pt = &b->parts[i];
-		const struct agg_stack *st = &stacks[pt->stack];
-		Perftools__Profiles__Sample *s = &b->samples[i];
-		const struct agg_thread *t = aggregate_thread(a, st->tid);
-		bool last = i + 1 == np || b->parts[i + 1].stack != pt->stack;
-
-		perftools__profiles__sample__init(s);
-		for (j = 0; j < st->nlocs; j++)
-			ids[j] = j ? st->locs[j] : part_leaf_id(b, a, pt);
-		s->n_location_id = st->nlocs;
-		s->location_id = ids;
-		ids += st->nlocs;
-		{
-			int64_t *v = &b->values[i * b->ntypes];
-			size_t nev = info->nevents ? info->nevents : 1, col = 1;
-
-			if (b->only >= 0) {
-				/* --dump-split: this event's samples, shared out like the rest. */
-				uint64_t evs = st->ev_samples[b->only];
-				uint64_t share = st->samples ? evs * pt->samples / st->samples : 0;
-
-				if (pt->stack != split_stack) {
-					split_stack = pt->stack;
-					split_given = 0;
-				}
-				if (last)
-					share = evs > split_given ? evs - split_given : 0;
-				split_given += share;
-				v[0] = (int64_t)share;
-			} else {
-				v[0] = (int64_t)pt->samples;
-			}
-			for (size_t k = 0; k < nev; k++) {
-				if (b->only >= 0 && (size_t)b->only != k)
-					continue;
-				v[col++] = (int64_t)((double)pt->weights[k] * event_scale(info, k) + 0.5);
-			}
-			s->n_value = b->ntypes;
-			s->value = v;
-		}
-		if (t) {
-			size_t ti = (size_t)(t - threads);
-			int run = switch_run(a, st, &b->values[i * b->ntypes], offcpu_col);
-
-			s->n_label = nlab[ti] + (run > 0);
-			s->label = &b->labelp[LABEL_SLOTS * ti + LABEL_RUN * (size_t)run];
-		}
-		b->samplep[i] = s;
-	}
-	b->prof.n_sample = np;
-	b->prof.sample = b->samplep;
-	free(nlab);
 	return 0;
 }
 
-/* ---- gzip ---------------------------------------------------------------- */
-
-/* gzip in[0..inlen) into a malloc'd buffer. Returns 0, -ENOMEM or -EIO. */
-static int gzip_buf(const uint8_t *in, size_t inlen, unsigned char **out, size_t *outlen)
+/* One sample per leaf part, each packed as it is built. */
+static int put_samples(struct build *b, const struct aggregate *a, struct zsink *z)
 {
-	const size_t step = UINT_MAX; /* zlib counts in uInt */
-	unsigned char *buf = NULL, *nbuf;
-	size_t cap, used = 0, in_left = inlen;
-	z_stream zs;
-	int rc, ret = -EIO;
+	const struct agg_info *info = aggregate_info_const(a);
+	const struct agg_thread *threads;
+	const struct agg_stack *stacks;
+	size_t ns, nt, np = b->nparts, i, j;
+	size_t nev = info->nevents ? info->nevents : 1;
+	uint64_t split_given = 0;
+	uint32_t split_stack = UINT32_MAX;
+	unsigned f_sample = profile_field("sample");
+	int offcpu_col = -1;
+	int64_t v[1 + PMUTOP_MAX_EVENTS];
 
-	memset(&zs, 0, sizeof(zs));
-	rc = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			  Z_DEFAULT_STRATEGY);
-	if (rc != Z_OK)
-		return rc == Z_MEM_ERROR ? -ENOMEM : -EIO;
-	cap = deflateBound(&zs, inlen);
-	buf = malloc(cap);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto out;
+	stacks = aggregate_stacks(a, &ns);
+	threads = aggregate_threads(a, &nt);
+	/* Value columns: samples, then one per event (all of them, unless --dump-split). */
+	for (size_t k = 0, col = 1; k < nev; k++) {
+		if (b->only >= 0 && (size_t)b->only != k)
+			continue;
+		const char *name = info->nevents ? info->events[k].name : info->event;
+
+		if (name && !strcmp(name, "offcpu"))
+			offcpu_col = (int)col;
+		col++;
 	}
-	zs.next_in = in;
-	for (;;) {
-		uInt ain, aout;
-		int flush;
+	for (i = 0; i < np && !z->err; i++) {
+		const struct agg_leaf_part *pt = &b->parts[i];
+		const struct agg_stack *st = &stacks[pt->stack];
+		const struct agg_thread *t = aggregate_thread(a, st->tid);
+		bool last = i + 1 == np || b->parts[i + 1].stack != pt->stack;
+		Perftools__Profiles__Sample s;
+		size_t col = 1;
 
-		if (used == cap) { /* beyond the bound: should not happen */
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf) {
-				ret = -ENOMEM;
-				goto out;
+		if (!reserve((void **)&b->ids, &b->ids_cap, st->nlocs, sizeof(*b->ids)))
+			return -ENOMEM;
+		perftools__profiles__sample__init(&s);
+		for (j = 0; j < st->nlocs; j++)
+			b->ids[j] = j ? st->locs[j] : part_leaf_id(b, a, pt);
+		s.n_location_id = st->nlocs;
+		s.location_id = b->ids;
+		if (b->only >= 0) {
+			/* --dump-split: this event's samples, shared out like the rest. */
+			uint64_t evs = st->ev_samples[b->only];
+			uint64_t share = st->samples ? evs * pt->samples / st->samples : 0;
+
+			if (pt->stack != split_stack) {
+				split_stack = pt->stack;
+				split_given = 0;
 			}
-			buf = nbuf;
-			cap *= 2;
+			if (last)
+				share = evs > split_given ? evs - split_given : 0;
+			split_given += share;
+			v[0] = (int64_t)share;
+		} else {
+			v[0] = (int64_t)pt->samples;
 		}
-		ain = (uInt)(in_left < step ? in_left : step);
-		aout = (uInt)(cap - used < step ? cap - used : step);
-		flush = ain == in_left ? Z_FINISH : Z_NO_FLUSH;
-		zs.avail_in = ain;
-		zs.next_out = buf + used;
-		zs.avail_out = aout;
-		rc = deflate(&zs, flush);
-		in_left -= ain - zs.avail_in;
-		used += aout - zs.avail_out;
-		if (rc == Z_STREAM_END)
-			break;
-		if (rc != Z_OK && rc != Z_BUF_ERROR)
-			goto out;
+		for (size_t k = 0; k < nev; k++) {
+			if (b->only >= 0 && (size_t)b->only != k)
+				continue;
+			v[col++] = (int64_t)((double)pt->weights[k] * event_scale(info, k) + 0.5);
+		}
+		s.n_value = b->ntypes;
+		s.value = v;
+		if (t) {
+			size_t ti = (size_t)(t - threads);
+			int run = switch_run(a, st, v, offcpu_col);
+
+			s.n_label = b->nlab[ti] + (run > 0);
+			s.label = &b->labelp[LABEL_SLOTS * ti + LABEL_RUN * (size_t)run];
+		}
+		put_element(z, f_sample, &s.base);
 	}
-	*out = buf;
-	*outlen = used;
-	buf = NULL;
-	ret = 0;
-out:
-	deflateEnd(&zs);
-	free(buf);
-	return ret;
+	return z->err;
 }
+
+/* ---- encoding ------------------------------------------------------------ */
 
 int pprof_encode(const struct aggregate *a, unsigned char **out, size_t *outlen)
 {
@@ -713,14 +801,16 @@ static int encode(const struct aggregate *a, int event, uint32_t pid, unsigned c
 		  size_t *outlen)
 {
 	struct build *b;
-	uint8_t *packed = NULL;
+	struct zsink z;
 	bool failed = false;
-	size_t len;
 	int rc;
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
+	rc = zsink_init(&z);
+	if (rc)
+		goto out;
 	perftools__profiles__profile__init(&b->prof);
 	b->only = event;
 	b->pid = pid;
@@ -728,27 +818,23 @@ static int encode(const struct aggregate *a, int event, uint32_t pid, unsigned c
 	build_header(b, a, aggregate_info_const(a), &failed);
 	rc = build_parts(b, a);
 	if (!rc)
-		rc = build_tables(b, a, &failed);
+		rc = build_labels(b, a, &failed);
 	if (!rc)
-		rc = build_samples(b, a, &failed);
+		rc = put_tables(b, a, &z, &failed);
+	if (!rc)
+		rc = put_samples(b, a, &z);
 	if (!rc && failed)
 		rc = -ENOMEM;
 	if (rc)
 		goto out;
-	/* protobuf-c wants char **; it only reads the strings. */
+	/* Last, the header and every string the elements interned. protobuf-c
+	 * wants char **; it only reads the strings. */
 	b->prof.n_string_table = b->st.n;
 	b->prof.string_table = (char **)b->st.v;
-
-	len = perftools__profiles__profile__get_packed_size(&b->prof);
-	packed = malloc(len ? len : 1);
-	if (!packed) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	perftools__profiles__profile__pack(&b->prof, packed);
-	rc = gzip_buf(packed, len, out, outlen);
+	perftools__profiles__profile__pack_to_buffer(&b->prof, &z.base);
+	rc = zsink_finish(&z, out, outlen);
 out:
-	free(packed);
+	zsink_free(&z);
 	build_free(b);
 	free(b);
 	return rc;

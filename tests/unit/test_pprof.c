@@ -80,7 +80,7 @@ static struct aggregate *sample_aggregate(void)
 /* gunzip (gzip framing only) and unpack. */
 static Profile *decode(const unsigned char *gz, size_t len)
 {
-	size_t cap = 1 << 20;
+	size_t cap = 64 << 20;
 	unsigned char *raw = malloc(cap);
 	z_stream zs;
 	Profile *p;
@@ -335,6 +335,71 @@ static void test_encode_empty(void **state)
 	aggregate_free(a);
 }
 
+/*
+ * A profile far larger than the writer's 64 KiB staging buffer and its
+ * first output buffer: the elements are packed one by one into zlib, the
+ * output grows, and the header with the string table comes last. Every
+ * stack must come back once, with its thread, its weight and its names.
+ */
+static void test_encode_large(void **state)
+{
+	enum { NSTACKS = 20000, DEPTH = 6, NTHREADS = 40 };
+	struct aggregate *a = aggregate_new();
+	static char names[NSTACKS + DEPTH][16];
+	unsigned char *buf = NULL;
+	uint64_t want = 0, got = 0;
+	size_t len = 0, i, j, nl;
+	Profile *p;
+
+	(void)state;
+	assert_non_null(a);
+	for (i = 0; i < NSTACKS + DEPTH; i++)
+		snprintf(names[i], sizeof(names[i]), "fn_%05zu_%x", i, (unsigned)(i * 2654435761u));
+	for (i = 0; i < NSTACKS; i++) {
+		struct frame f[DEPTH];
+
+		for (j = 0; j < DEPTH; j++)
+			f[j] = (struct frame){ .addr = 0x400000 + 16 * (i + j), .map = &map_exe,
+					       .func = names[i + j] };
+		assert_int_equal(aggregate_add(a, (uint32_t)(1000 + i % NTHREADS), f, DEPTH,
+					       1000 + i), 0);
+		want += 1000 + i;
+	}
+	aggregate_info(a)->event = "cycles";
+	aggregate_locations(a, &nl);
+	assert_int_equal(pprof_encode(a, &buf, &len), 0);
+	assert_true(len > 2 * 64 * 1024); /* the fixture is as large as it means to be */
+	p = decode(buf, len);
+	assert_string_equal(p->string_table[0], "");
+	assert_int_equal(p->n_sample, NSTACKS);
+	assert_int_equal(p->n_location, nl);
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(S(p, p->sample_type[1]->type), "cycles");
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		const Perftools__Profiles__Location *l;
+		int64_t tid = label_num(p, s, "tid");
+		unsigned k;
+
+		assert_int_equal(s->n_location_id, DEPTH);
+		assert_int_equal(s->n_value, 2);
+		assert_int_equal(s->value[0], 1);
+		got += (uint64_t)s->value[1];
+		/* The leaf names the stack: fn_K with weight 1000 + K, on thread 1000 + K % 40. */
+		l = loc(p, s->location_id[0]);
+		assert_int_equal(sscanf(S(p, func(p, l->line[0]->function_id)->name), "fn_%u", &k),
+				 1);
+		assert_int_equal(s->value[1], 1000 + k);
+		assert_int_equal(tid, 1000 + k % NTHREADS);
+		l = loc(p, s->location_id[DEPTH - 1]);
+		assert_int_equal(l->address, 0x400000 + 16 * (k + DEPTH - 1));
+	}
+	assert_int_equal(got, want);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(buf);
+	aggregate_free(a);
+}
+
 /* pprof reads the first mapping as the main binary: not the loader or libc. */
 static void test_main_mapping_first(void **state)
 {
@@ -577,6 +642,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_encode_empty),
+		cmocka_unit_test(test_encode_large),
 		cmocka_unit_test(test_main_mapping_first),
 		cmocka_unit_test_setup_teardown(test_write, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_write_missing_dir, setup_dir, teardown_dir),
