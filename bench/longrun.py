@@ -7,7 +7,9 @@ Two churning targets side by side, each profiled by its own pmutop:
   - bench/targets/churn_service.py (Debian python3): random-depth
     recursion, four threads renewed every 1-5 s, dicts built and freed.
 Every 30 s: pmutop's RSS (anonymous and file-backed) and CPU; at the end
-the samples/s, pmutop CPU per 1,000 samples/s, and how long
+its peak RSS over the whole run, the final profile's writing included
+(the kernel's ru_maxrss from wait4, which no 30-s reading can miss), the
+samples/s, pmutop CPU per 1,000 samples/s (wait4's user + sys), and how long
 `go tool pprof -top` and `pmutop --load` take to open the profile.
 Writes its section of bench/RESULTS.md between its own markers.
 
@@ -29,8 +31,11 @@ WL = os.environ.get("WORKLOAD_DIR") or os.path.join(REPO, "build", "workloads")
 RESULTS = os.environ.get("BENCH_RESULTS") or os.path.join(REPO, "bench", "RESULTS.md")
 MINUTES = float(os.environ.get("BENCH_LONG_MINUTES", "10"))
 PERIOD = os.environ.get("BENCH_LONG_PERIOD", "250000")
-BEGIN = "<!-- BEGIN bench/longrun.py output -->"
-END = "<!-- END bench/longrun.py output -->"
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+# The default 10-minute run and the optional long one keep a section each.
+_TAG = "" if MINUTES == 10 else f" {MINUTES:g} min"
+BEGIN = f"<!-- BEGIN bench/longrun.py{_TAG} output -->"
+END = f"<!-- END bench/longrun.py{_TAG} output -->"
 
 
 def status(pid):
@@ -64,7 +69,8 @@ def main():
     work = tempfile.mkdtemp(prefix="pmutop-longrun.")
     targets = {
         "longrun (C)": [os.path.join(WL, "longrun"), str(secs + 60)],
-        "churn_service.py": ["python3", os.path.join(REPO, "bench", "targets",
+        # Debian's python3 (a program nobody here wrote), not a pyenv one on PATH.
+        "churn_service.py": [PYTHON, os.path.join(REPO, "bench", "targets",
                                                      "churn_service.py"), str(secs + 60)],
     }
     runs = {}
@@ -78,15 +84,28 @@ def main():
                              stdout=subprocess.DEVNULL, stderr=err)
         runs[name] = {"target": t, "pm": p, "prof": prof, "err": prof + ".err", "curve": []}
     t0 = time.monotonic()
-    while any(r["pm"].poll() is None for r in runs.values()):
+
+    def running(r):
+        # Reaped here, not by Popen: wait4 gives the peak RSS and the CPU of the whole run.
+        if "rusage" not in r:
+            pid, st, ru = os.wait4(r["pm"].pid, os.WNOHANG)
+            if pid:
+                r["rusage"] = ru
+                r["pm"].returncode = os.waitstatus_to_exitcode(st)
+        return "rusage" not in r
+
+    while any([running(r) for r in runs.values()]):
         el = time.monotonic() - t0
         for r in runs.values():
-            if r["pm"].poll() is None:
+            if running(r):
                 s = status(r["pm"].pid)
                 if s:
                     s["load"] = os.getloadavg()[0]
                     r["curve"].append((el, s))
-        time.sleep(30 - (time.monotonic() - t0) % 30)
+        # Wake each second to reap an ending pmutop; read every 30 s.
+        nxt = (el // 30 + 1) * 30
+        while any([running(r) for r in runs.values()]) and time.monotonic() - t0 < nxt:
+            time.sleep(1)
     for r in runs.values():
         r["target"].kill()
         r["target"].wait()
@@ -97,7 +116,8 @@ def main():
              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the end, "
              f"{min(loads, default=0):.1f}-{max(loads, default=0):.1f} during the run "
              "(column load)._", "",
-             "## Long runs: pmutop's memory and CPU over time (issue 23)", "",
+             f"## Long runs{_TAG and ' (' + _TAG.strip() + ')'}: pmutop's memory and CPU "
+             "over time (issue 23)", "",
              f"Both targets profiled at once, each by its own `nice pmutop -e task-clock "
              f"--period {PERIOD} -p PID --duration {secs} --dump F` (default caps). RSS in MiB "
              "(anonymous + file-backed: the file part is mostly libdw's mapped debug files, "
@@ -109,7 +129,9 @@ def main():
         lost = re.search(r"; lost (\d+)", err)
         cap = re.search(r"memory cap: (.*)", err)
         samples, dur = (int(m.group(1)), float(m.group(2))) if m else (0, 1)
-        cpu_total = r["curve"][-1][1]["cpu"] if r["curve"] else 0
+        ru = r["rusage"]
+        cpu_total = ru.ru_utime + ru.ru_stime
+        warm = [s["VmRSS"] / 1024 for el, s in r["curve"] if el >= 60 and "VmRSS" in s]
         rate = samples / dur if dur else 0
         lines += [f"### {name}", "", "| t (s) | RSS | anon | file | CPU % | load |",
                   "|---|---|---|---|---|---|"]
@@ -127,9 +149,13 @@ def main():
         tl, kl, rcl = timed([PMUTOP, "--load", r["prof"]])
         per1k = 100 * cpu_total / dur / (rate / 1000) if rate else 0
         lines += ["",
-                  f"- {samples:,} samples in {dur:.0f} s ({rate:.0f}/s), lost "
+                  f"- pmutop exit status {r['pm'].returncode}; "
+                  f"{samples:,} samples in {dur:.0f} s ({rate:.0f}/s), lost "
                   f"{lost.group(1) if lost else '?'}; pmutop CPU {100 * cpu_total / dur:.2f}% "
                   f"of a core = {per1k:.2f}% per 1,000 samples/s",
+                  f"- RSS after the first minute {min(warm, default=0):.1f}-"
+                  f"{max(warm, default=0):.1f} MiB; peak over the whole run, the final "
+                  f"profile's writing included: {ru.ru_maxrss / 1024:.1f} MiB",
                   f"- {cap.group(1) if cap else 'nothing merged'}",
                   f"- profile {size / 1024:.0f} KiB: `go tool pprof -top` {tp:.1f} s, "
                   f"{kp / 1024:.0f} MiB (status {rcp}); `pmutop --load` {tl:.1f} s, "

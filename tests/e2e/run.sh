@@ -25,7 +25,7 @@ else
 fi
 
 echo "e2e: pmutop=$PMUTOP workloads=$WORKLOAD_DIR quick=$QUICK"
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 start=$SECONDS
 failed_names=() skipped_names=() times=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
@@ -62,5 +62,5 @@ done
 printf '%s\n' "${times[@]}" | sort -rn | head -8 | awk '{ s = s sprintf(" %s %ss", $2, $1) } END { print "slowest:" s }'
 (( skipped > 0 )) && echo "skipped: ${skipped_names[*]}"
 (( failed > 0 )) && echo "failed: ${failed_names[*]}"
-echo "e2e: $passed passed, $failed failed, $skipped skipped"
+echo "e2e: $passed passed, $failed failed, $skipped skipped in $((SECONDS - start)) s"
 (( failed == 0 ))
