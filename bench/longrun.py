@@ -79,7 +79,7 @@ def main():
         time.sleep(1)
         prof = os.path.join(work, re.sub(r"\W+", "_", name) + ".pb.gz")
         err = open(prof + ".err", "w")
-        p = subprocess.Popen(["nice", PMUTOP, "-e", "task-clock", "--period", PERIOD, "-p",
+        p = subprocess.Popen([PMUTOP, "-e", "task-clock", "--period", PERIOD, "-p",
                               str(t.pid), "--duration", str(secs), "--dump", prof],
                              stdout=subprocess.DEVNULL, stderr=err)
         runs[name] = {"target": t, "pm": p, "prof": prof, "err": prof + ".err", "curve": []}
@@ -118,7 +118,7 @@ def main():
              "(column load)._", "",
              f"## Long runs{_TAG and ' (' + _TAG.strip() + ')'}: pmutop's memory and CPU "
              "over time (issue 23)", "",
-             f"Both targets profiled at once, each by its own `nice pmutop -e task-clock "
+             f"Both targets profiled at once, each by its own `pmutop -e task-clock "
              f"--period {PERIOD} -p PID --duration {secs} --dump F` (default caps). RSS in MiB "
              "(anonymous + file-backed: the file part is mostly libdw's mapped debug files, "
              "e.g. libc6-dbg). CPU: pmutop's, % of one core over each 30 s.", ""]
