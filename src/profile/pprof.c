@@ -76,11 +76,13 @@ struct build {
 	int64_t comments[NCOMMENTS];
 	char comment_text[NCOMMENTS][256];
 
-	/* One sample per leaf part (aggregate_leaf_parts): a stack whose leaf
+	/* One sample per leaf part (aggregate_leaf_iter): a stack whose leaf
 	 * line ran at several instructions keeps them, each a location of its
-	 * own with that line (a variant of the stack's leaf location). */
-	struct agg_leaf_part *parts;
-	size_t nparts;
+	 * own with that line (a variant of the stack's leaf location). The
+	 * parts are computed twice, stack by stack, never all held: once for
+	 * the variants (locations, written before the samples), once for the
+	 * samples. */
+	struct agg_leaf_iter *parts;
 	struct variant { uint32_t loc, addr; uint64_t id; } *variants;
 	size_t nvariants;
 };
@@ -89,6 +91,21 @@ struct build {
 static void *xcalloc(size_t n, size_t size)
 {
 	return calloc(n ? n : 1, size);
+}
+
+/* Room for n elements in a buffer that grows; false on ENOMEM. */
+static bool reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n <= *cap)
+		return true;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = n;
+	return true;
 }
 
 static void build_free(struct build *b)
@@ -100,7 +117,7 @@ static void build_free(struct build *b)
 	free(b->labels);
 	free(b->labelp);
 	free(b->nlab);
-	free(b->parts);
+	aggregate_leaf_iter_free(b->parts);
 	free(b->variants);
 }
 
@@ -303,36 +320,44 @@ static bool part_moves_leaf(const struct aggregate *a, const struct agg_leaf_par
 	return *loc && p->addr < na && ad[p->addr].address != al[*loc - 1].address;
 }
 
-/* The leaf parts and the extra locations they need (ids after the aggregate's). */
+/* Whether stack st is written: every one, or those of process b->pid (HTTP ?pid=). */
+static bool stack_wanted(const struct build *b, const struct aggregate *a,
+			 const struct agg_stack *st)
+{
+	const struct agg_thread *t;
+
+	if (!b->pid)
+		return true;
+	t = aggregate_thread(a, st->tid);
+	return t && t->pid == b->pid;
+}
+
+/* The extra locations the leaf parts need (ids after the aggregate's). */
 static int build_parts(struct build *b, const struct aggregate *a)
 {
-	size_t nl, i, n = 0;
+	const struct agg_stack *st;
+	const struct agg_leaf_part *p;
+	size_t nl, ns, i, n = 0, cap = 0, np;
 	uint32_t loc;
-	int rc;
 
 	aggregate_locations(a, &nl);
-	rc = aggregate_leaf_parts(a, &b->parts, &b->nparts);
-	if (rc)
-		return rc;
-	if (b->pid) {
-		/* One process: keep its stacks' parts (all of a stack's or none, in order). */
-		const struct agg_stack *st = aggregate_stacks(a, &i);
-
-		for (i = 0; i < b->nparts; i++) {
-			const struct agg_thread *t = aggregate_thread(a, st[b->parts[i].stack].tid);
-
-			if (t && t->pid == b->pid)
-				b->parts[n++] = b->parts[i];
-		}
-		b->nparts = n;
-		n = 0;
-	}
-	b->variants = xcalloc(b->nparts, sizeof(*b->variants));
-	if (!b->variants)
+	st = aggregate_stacks(a, &ns);
+	b->parts = aggregate_leaf_iter_new(a);
+	if (!b->parts)
 		return -ENOMEM;
-	for (i = 0; i < b->nparts; i++)
-		if (part_moves_leaf(a, &b->parts[i], &loc))
-			b->variants[n++] = (struct variant){ loc, b->parts[i].addr, 0 };
+	for (size_t s = 0; s < ns; s++) {
+		if (!stack_wanted(b, a, &st[s]))
+			continue;
+		np = aggregate_leaf_iter_stack(b->parts, s, &p);
+		for (i = 0; i < np; i++) {
+			if (!part_moves_leaf(a, &p[i], &loc))
+				continue;
+			if (n == cap && !reserve((void **)&b->variants, &cap, cap ? 2 * cap : 256,
+						 sizeof(*b->variants)))
+				return -ENOMEM;
+			b->variants[n++] = (struct variant){ loc, p[i].addr, 0 };
+		}
+	}
 	if (n)
 		qsort(b->variants, n, sizeof(*b->variants), cmp_variant);
 	b->nvariants = 0;
@@ -506,21 +531,6 @@ static void put_element(struct zsink *z, unsigned field, const ProtobufCMessage 
 	put_varint(z, (uint64_t)field << 3 | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED);
 	put_varint(z, protobuf_c_message_get_packed_size(m));
 	protobuf_c_message_pack_to_buffer(m, &z->base);
-}
-
-/* Room for n elements in an element's buffer; false on ENOMEM. */
-static bool reserve(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-
-	if (n <= *cap)
-		return true;
-	nv = realloc(*v, n * size);
-	if (!nv)
-		return false;
-	*v = nv;
-	*cap = n;
-	return true;
 }
 
 /* Location id with address addr and the lines of aggregate location al. */
@@ -719,10 +729,9 @@ static int put_samples(struct build *b, const struct aggregate *a, struct zsink 
 	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
-	size_t ns, nt, np = b->nparts, i, j;
+	size_t ns, nt, i, j;
 	size_t nev = info->nevents ? info->nevents : 1;
 	uint64_t split_given = 0;
-	uint32_t split_stack = UINT32_MAX;
 	unsigned f_sample = profile_field("sample");
 	int offcpu_col = -1;
 	int64_t v[1 + PMUTOP_MAX_EVENTS];
@@ -739,52 +748,58 @@ static int put_samples(struct build *b, const struct aggregate *a, struct zsink 
 			offcpu_col = (int)col;
 		col++;
 	}
-	for (i = 0; i < np && !z->err; i++) {
-		const struct agg_leaf_part *pt = &b->parts[i];
-		const struct agg_stack *st = &stacks[pt->stack];
+	for (size_t si = 0; si < ns && !z->err; si++) {
+		const struct agg_stack *st = &stacks[si];
 		const struct agg_thread *t = aggregate_thread(a, st->tid);
-		bool last = i + 1 == np || b->parts[i + 1].stack != pt->stack;
-		Perftools__Profiles__Sample s;
-		size_t col = 1;
+		const struct agg_leaf_part *parts;
+		size_t np;
 
+		if (!stack_wanted(b, a, st))
+			continue;
+		np = aggregate_leaf_iter_stack(b->parts, si, &parts);
 		if (!reserve((void **)&b->ids, &b->ids_cap, st->nlocs, sizeof(*b->ids)))
 			return -ENOMEM;
-		perftools__profiles__sample__init(&s);
-		for (j = 0; j < st->nlocs; j++)
-			b->ids[j] = j ? st->locs[j] : part_leaf_id(b, a, pt);
-		s.n_location_id = st->nlocs;
-		s.location_id = b->ids;
-		if (b->only >= 0) {
-			/* --dump-split: this event's samples, shared out like the rest. */
-			uint64_t evs = st->ev_samples[b->only];
-			uint64_t share = st->samples ? evs * pt->samples / st->samples : 0;
+		for (i = 0; i < np && !z->err; i++) {
+			const struct agg_leaf_part *pt = &parts[i];
+			bool last = i + 1 == np;
+			Perftools__Profiles__Sample s;
+			size_t col = 1;
 
-			if (pt->stack != split_stack) {
-				split_stack = pt->stack;
-				split_given = 0;
+			perftools__profiles__sample__init(&s);
+			for (j = 0; j < st->nlocs; j++)
+				b->ids[j] = j ? st->locs[j] : part_leaf_id(b, a, pt);
+			s.n_location_id = st->nlocs;
+			s.location_id = b->ids;
+			if (b->only >= 0) {
+				/* --dump-split: this event's samples, shared out like the rest. */
+				uint64_t evs = st->ev_samples[b->only];
+				uint64_t share = st->samples ? evs * pt->samples / st->samples : 0;
+
+				if (i == 0)
+					split_given = 0;
+				if (last)
+					share = evs > split_given ? evs - split_given : 0;
+				split_given += share;
+				v[0] = (int64_t)share;
+			} else {
+				v[0] = (int64_t)pt->samples;
 			}
-			if (last)
-				share = evs > split_given ? evs - split_given : 0;
-			split_given += share;
-			v[0] = (int64_t)share;
-		} else {
-			v[0] = (int64_t)pt->samples;
-		}
-		for (size_t k = 0; k < nev; k++) {
-			if (b->only >= 0 && (size_t)b->only != k)
-				continue;
-			v[col++] = (int64_t)((double)pt->weights[k] * event_scale(info, k) + 0.5);
-		}
-		s.n_value = b->ntypes;
-		s.value = v;
-		if (t) {
-			size_t ti = (size_t)(t - threads);
-			int run = switch_run(a, st, v, offcpu_col);
+			for (size_t k = 0; k < nev; k++) {
+				if (b->only >= 0 && (size_t)b->only != k)
+					continue;
+				v[col++] = (int64_t)((double)pt->weights[k] * event_scale(info, k) + 0.5);
+			}
+			s.n_value = b->ntypes;
+			s.value = v;
+			if (t) {
+				size_t ti = (size_t)(t - threads);
+				int run = switch_run(a, st, v, offcpu_col);
 
-			s.n_label = b->nlab[ti] + (run > 0);
-			s.label = &b->labelp[LABEL_SLOTS * ti + LABEL_RUN * (size_t)run];
+				s.n_label = b->nlab[ti] + (run > 0);
+				s.label = &b->labelp[LABEL_SLOTS * ti + LABEL_RUN * (size_t)run];
+			}
+			put_element(z, f_sample, &s.base);
 		}
-		put_element(z, f_sample, &s.base);
 	}
 	return z->err;
 }

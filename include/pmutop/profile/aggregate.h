@@ -245,6 +245,18 @@ struct agg_leaf_part {
 	uint64_t weights[PMUTOP_MAX_EVENTS];
 };
 int aggregate_leaf_parts(const struct aggregate *a, struct agg_leaf_part **out, size_t *n);
+/*
+ * The same parts one stack at a time, for a caller that streams them (the
+ * pprof writer) rather than holding them all (80 bytes a part). new():
+ * NULL on ENOMEM. stack(): stack s's parts (0 when none holds anything),
+ * in a buffer valid until the next call. The aggregate must not change
+ * while the iterator lives.
+ */
+struct agg_leaf_iter;
+struct agg_leaf_iter *aggregate_leaf_iter_new(const struct aggregate *a);
+size_t aggregate_leaf_iter_stack(struct agg_leaf_iter *it, size_t s,
+				 const struct agg_leaf_part **parts);
+void aggregate_leaf_iter_free(struct agg_leaf_iter *it);
 /* The process a thread belongs to (pid, command name); the latest call wins. */
 void aggregate_set_thread_process(struct aggregate *a, uint32_t tid, uint32_t pid,
 				  const char *comm);
