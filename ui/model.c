@@ -299,8 +299,12 @@ int model_tick(struct model *m, const struct aggregate *a)
 			for (k = 0; k < nev; k++)
 				m->cur[i * nev + k] = stacks[i].weights[k];
 	} else {
+		/* An event the run does not have weighs nothing (stacks hold the run's). */
+		size_t have = aggregate_info_const(a)->nevents;
+
 		for (i = 0; i < ns; i++)
-			m->cur[i] = m->event ? stacks[i].weights[m->event] : stacks[i].weight;
+			m->cur[i] = !m->event ? stacks[i].weight :
+				    m->event < have ? stacks[i].weights[m->event] : 0;
 	}
 	for (i = 0; i < ns; i++)
 		m->scur[i] = stacks[i].samples;

@@ -250,6 +250,7 @@ struct aggregate {
 	VEC(struct agg_function) funcs;
 	VEC(struct agg_location) locs;
 	VEC(struct agg_stack) stacks;
+	size_t ev_width;               /* events per stack's weights/ev_samples (>= 1) */
 	VEC(struct agg_thread) threads;
 	VEC(const char *) strs;        /* interned strings */
 	VEC(struct agg_address) addrs; /* address table and leaf histogram */
@@ -816,6 +817,42 @@ static inline uint32_t stack_hash(uint32_t tid, const uint32_t *ids, unsigned n)
 	return hash_final(h);
 }
 
+/*
+ * Room in every stack for n events (weights, ev_samples). Stacks get as
+ * many as the run has events; a run that gains one (an event registered
+ * after its first samples, a loaded profile) moves every stack's counts
+ * to wider arrays in the arena - rare, and what is left behind goes with
+ * the arena at the next rebuild. 0 or -ENOMEM (nothing changed).
+ */
+static int widen(struct aggregate *a, size_t n)
+{
+	size_t old = a->ev_width;
+	uint64_t *w;
+
+	if (n <= old)
+		return 0;
+	if (n > PMUTOP_MAX_EVENTS)
+		return -EINVAL;
+	if (!a->stacks.n) {
+		a->ev_width = n;
+		return 0;
+	}
+	w = arena_alloc(&a->arena, a->stacks.n * 2 * n * sizeof(*w), alignof(uint64_t));
+	if (!w)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->stacks.n; i++, w += 2 * n) {
+		struct agg_stack *s = &a->stacks.v[i];
+
+		memset(w, 0, 2 * n * sizeof(*w));
+		memcpy(w, s->weights, old * sizeof(*w));
+		memcpy(w + n, s->ev_samples, old * sizeof(*w));
+		s->weights = w;
+		s->ev_samples = w + n;
+	}
+	a->ev_width = n;
+	return 0;
+}
+
 static struct agg_stack *stack_get(struct aggregate *a, uint32_t tid,
 				   const uint32_t *ids, unsigned n)
 {
@@ -824,11 +861,13 @@ static struct agg_stack *stack_get(struct aggregate *a, uint32_t tid,
 	struct slot *sl = index_probe(&a->stack_ix, h, stack_eq, a, &k);
 	struct agg_stack *s;
 	uint32_t *copy = NULL;
+	uint64_t *w;
 	bool grown;
 
 	if (sl->ref)
 		return &a->stacks.v[sl->ref - 1];
-	if (index_reserve(&a->stack_ix, &grown) || VEC_RESERVE(a->stacks))
+	if (widen(a, a->info.nevents) || index_reserve(&a->stack_ix, &grown) ||
+	    VEC_RESERVE(a->stacks))
 		return NULL;
 	if (n) {
 		copy = arena_alloc(&a->arena, n * sizeof(*ids), alignof(uint32_t));
@@ -836,14 +875,18 @@ static struct agg_stack *stack_get(struct aggregate *a, uint32_t tid,
 			return NULL;
 		memcpy(copy, ids, n * sizeof(*ids));
 	}
+	w = arena_alloc(&a->arena, 2 * a->ev_width * sizeof(*w), alignof(uint64_t));
+	if (!w)
+		return NULL;
+	memset(w, 0, 2 * a->ev_width * sizeof(*w));
 	s = &a->stacks.v[a->stacks.n];
 	s->tid = tid;
 	s->nlocs = n;
 	s->locs = copy;
 	s->samples = 0;
 	s->weight = 0;
-	memset(s->weights, 0, sizeof(s->weights));
-	memset(s->ev_samples, 0, sizeof(s->ev_samples));
+	s->weights = w;
+	s->ev_samples = w + a->ev_width;
 	index_insert(&a->stack_ix, sl, grown, h, (uint32_t)a->stacks.n);
 	a->stacks.n++;
 	return s;
@@ -858,6 +901,7 @@ struct aggregate *aggregate_new(void)
 	if (!a)
 		return NULL;
 	a->info.event = "events";
+	a->ev_width = 1;
 	a->info.event_unit = "count";
 	a->lim = (struct agg_limits){ .max_stacks = 20000, .max_addresses = 65536,
 				      .max_exited = 64, .max_names = 256 };
@@ -939,6 +983,8 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 		return -ENOMEM;
 	if (event >= PMUTOP_MAX_EVENTS)
 		return -EINVAL;
+	if (event >= a->ev_width && widen(a, event + 1))
+		return -ENOMEM;
 	if (n) {
 		a->addrs.v[leaf].leaf_samples++;
 		a->addrs.v[leaf].leaf_weights[event] += weight;
@@ -1350,7 +1396,7 @@ int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *lo
 		if (locs[i] == 0 || locs[i] > a->locs.n)
 			return -EINVAL;
 	t = thread_get(a, tid);
-	if (!t)
+	if (!t || widen(a, nweights))
 		return -ENOMEM;
 	s = stack_get(a, tid, locs, n);
 	if (!s)
@@ -1371,8 +1417,8 @@ int aggregate_import_stack(struct aggregate *a, uint32_t tid, const uint32_t *lo
 
 void aggregate_share_event_samples(struct aggregate *a, const double *per_sample, size_t nev)
 {
-	if (nev > PMUTOP_MAX_EVENTS)
-		nev = PMUTOP_MAX_EVENTS;
+	if (nev > a->ev_width) /* the rest are zero in every stack */
+		nev = a->ev_width;
 	for (size_t i = 0; i < a->stacks.n; i++) {
 		struct agg_stack *s = &a->stacks.v[i];
 		double r[PMUTOP_MAX_EVENTS], sum = 0, frac[PMUTOP_MAX_EVENTS];
@@ -1434,6 +1480,9 @@ int aggregate_set_event_k(struct aggregate *a, size_t k, const char *event, cons
 		a->info.event = e;
 		a->info.event_unit = u;
 	} else if (a->info.nevents < k + 1) {
+		/* Every stack holds the run's events: readers go up to nevents. */
+		if (widen(a, k + 1))
+			return -ENOMEM;
 		a->info.nevents = k + 1;
 	}
 	return 0;
@@ -1866,7 +1915,7 @@ static int copy_stacks(struct copy *c, uint32_t *ids, size_t idcap)
 			break;
 		}
 		ns->samples += os->samples;
-		for (unsigned e = 0; e < PMUTOP_MAX_EVENTS; e++) {
+		for (size_t e = 0; e < a->ev_width; e++) {
 			ns->weights[e] += os->weights[e];
 			ns->ev_samples[e] += os->ev_samples[e];
 		}
@@ -1987,6 +2036,7 @@ static int compact(struct aggregate *a)
 	b->lim = a->lim;
 	b->info = a->info;
 	b->info.compactions++;
+	b->ev_width = a->ev_width; /* no stacks yet: nothing to move */
 	c.map = calloc(a->maps.n + 1, sizeof(*c.map));
 	c.func = calloc(a->funcs.n + 1, sizeof(*c.func));
 	c.loc = calloc(a->locs.n + 1, sizeof(*c.loc));

@@ -80,8 +80,12 @@ struct agg_stack {
 	const uint32_t *locs;  /* location ids, leaf first */
 	uint64_t samples;      /* number of samples with this (tid, stack) */
 	uint64_t weight;       /* sum of their event counts (periods): weights[0] */
-	uint64_t weights[PMUTOP_MAX_EVENTS]; /* per event of the run (agg_info.events) */
-	uint64_t ev_samples[PMUTOP_MAX_EVENTS]; /* samples per event */
+	/* Per event of the run (agg_info.events; one when nevents is 0): as
+	 * many as the run has, not PMUTOP_MAX_EVENTS - a stack was 160 bytes,
+	 * most of them zeros, and a long run holds tens of thousands, twice
+	 * while it compacts (issue 23). Valid for k < max(nevents, 1). */
+	uint64_t *weights;     /* sum of event k's counts */
+	uint64_t *ev_samples;  /* samples of event k */
 };
 
 struct agg_thread {
