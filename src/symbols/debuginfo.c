@@ -316,14 +316,16 @@ static void note_skipped(struct debuginfo *d, const char *path, const char *why)
  * Open a target-controlled file for libdw: never a FIFO, device or
  * oversized file, never through a symlink out of the target's root, and
  * (want_dev/want_ino non-zero) only the file the target mapped. The fd or
- * -1; refusals other than "not there" are noted.
+ * -1; refusals other than "not there" are noted - a process that has
+ * exited (ESRCH from its /proc/PID/root or map_files) is not an unsafe file.
  */
 static int open_target_file(struct debuginfo *d, const char *path, uint64_t dev, uint64_t ino)
 {
 	struct safe_open_want want = { .dev = dev, .ino = ino };
 	int fd = safe_open(path, &want, NULL);
 
-	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM)
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM &&
+	    fd != -ESRCH)
 		note_skipped(d, path, safe_open_strerror(fd));
 	return fd < 0 ? -1 : fd;
 }

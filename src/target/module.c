@@ -772,9 +772,12 @@ static int module_load_file(struct module_cache *c, struct module *m, const char
 	want.max_size = SIZE_MAX < SAFE_OPEN_MAX_SIZE ? SIZE_MAX : SAFE_OPEN_MAX_SIZE;
 	fd = safe_open(open_path, &want, &st);
 	if (fd < 0) {
-		/* Not there or not ours to read is normal; anything else is noted. */
+		/*
+		 * Not there, not ours to read, or the process gone (ESRCH from its
+		 * /proc/PID/root) is normal; anything else is noted.
+		 */
 		if (fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM &&
-		    c->nskipped++ == 0)
+		    fd != -ESRCH && c->nskipped++ == 0)
 			snprintf(c->skipped, sizeof(c->skipped), "%.400s: %s", open_path,
 				 safe_open_strerror(fd));
 		return -ENOENT;
