@@ -489,6 +489,18 @@ static int try_debug_file(struct debuginfo *d, const char *path, const struct mo
 }
 
 /*
+ * The debug file's .symtab for a module stripped of its own (module.h:
+ * bounded, since this runs on the session's thread); one too large to
+ * take whole is noted like a refused file.
+ */
+static void add_debug_symbols(struct debuginfo *d, struct dmod *dm, int fd, const char *path)
+{
+	if (module_add_debug_symbols(dm->mod, fd) == -E2BIG)
+		note_skipped(d, path, "its .symtab is too large (over 2M entries or 64 MiB of "
+			     "names): not all its names taken");
+}
+
+/*
  * Find the separate debug file now, while the target runs (see
  * debuginfo_prepare()), the way elfutils' dwfl_standard_find_debuginfo
  * does, with one difference: every directory is looked for first inside
@@ -573,7 +585,7 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 		dm->debug_crc = crc;
 		/* Names only the debug file has, from now on (not only with lines). */
 		if (verified)
-			module_add_debug_symbols(dm->mod, fd);
+			add_debug_symbols(d, dm, fd, path);
 	}
 }
 
@@ -620,7 +632,7 @@ static bool take_remote(struct debuginfo *d, struct dmod *dm, bool block)
 		dm->maybe_dwarf = false;
 		return false;
 	}
-	module_add_debug_symbols(dm->mod, fd);
+	add_debug_symbols(d, dm, fd, path ? path : module_build_id(dm->mod));
 	dm->debug_fd = fd;
 	dm->debug_name = path;
 	return false;
