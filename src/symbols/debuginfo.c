@@ -541,7 +541,7 @@ static int try_debug_file(struct debuginfo *d, const char *path, const struct mo
 static void add_debug_symbols(struct debuginfo *d, struct dmod *dm, int fd, const char *path)
 {
 	if (module_add_debug_symbols(dm->mod, fd) == -E2BIG)
-		note_skipped(d, path, "its .symtab is too large (over 2M entries or 64 MiB of "
+		note_skipped(d, path, "its .symtab is too large (over 256k entries or 64 MiB of "
 			     "names): not all its names taken");
 }
 

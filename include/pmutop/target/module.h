@@ -179,7 +179,7 @@ int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, ui
  * the debug file knows (static functions, libc's internal ones). Names are
  * copied; fd stays the caller's. A no-op when the module has a .symtab or
  * took one already, or the file has none. Bounded (issue 17: it runs on
- * the session's thread): a .symtab of more than 2M entries is not read
+ * the session's thread): a .symtab of more than 256k entries is not read
  * and only the first 64 MiB of names are taken - both -E2BIG, the latter
  * with those names taken. 0, -E2BIG or -ENOMEM.
  */
