@@ -1751,11 +1751,22 @@ int session_window(struct session *s, int (*write)(void *arg, const struct aggre
 	/*
 	 * Lines for at most 100 ms, and only after the first 10 s as in
 	 * maintain() (they are cached per module, so later windows find most
-	 * at once): a location still pending is written without file:line
-	 * rather than stalling the ring buffers.
+	 * at once): the lookups asked of the loader's thread are waited for
+	 * within that time, and a location still pending then is written
+	 * without file:line rather than stalling the ring buffers.
 	 */
-	if (now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS)
+	if (now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + 100 * 1000000ULL, t;
+
 		aggregate_resolve_lines_for(s->agg, 100 * 1000000ULL);
+		while (aggregate_pending_lines(s->agg) && process_table_loading(s->procs) &&
+		       (t = now_ns(CLOCK_MONOTONIC)) < end &&
+		       process_table_load_wait(s->procs, (unsigned)((end - t) / 1000000) + 1,
+					       NULL, NULL) == 0) {
+			t = now_ns(CLOCK_MONOTONIC);
+			aggregate_resolve_lines_for(s->agg, t < end ? end - t : 1000000ULL);
+		}
+	}
 	maintain(s, true);
 	rc = write(arg, s->agg);
 	if (session_reset(s))
