@@ -256,7 +256,7 @@ env --default-signal=TERM "$PMUTOP" -p "$TP" -e task-clock --duration 1 --dump l
 PM=$!
 E2E_BG_PIDS+=("$PM")
 for _ in $(seq 300); do
-	grep -q 'waiting up to' lookup_term.err && break
+	grep -qs 'waiting up to' lookup_term.err && break
 	kill -0 "$PM" 2>/dev/null || break
 	sleep 0.1
 done
