@@ -61,11 +61,13 @@
  */
 #define LINES_WHILE_SAMPLING_NS (10 * 1000000000ULL)
 /*
- * At the end, DWARF still loading (on the loader's thread, debuginfo.h) is
- * waited for this long at most, 2 s in the live view: libc's debug file
- * loads in 0.1 s, a large C++ program's in seconds; a hostile debug file of
- * two million CUs needs 17 s of CPU (issue 17), which a --duration run must
- * not wait for. A second Ctrl-C ends the wait at once.
+ * At the end, DWARF still being read (loaded or looked up on the loader's
+ * thread, debuginfo.h) is waited for this long at most, 2 s in the live
+ * view: libc's debug file loads in 0.1 s, a large C++ program's in
+ * seconds; a hostile debug file of two million CUs needs 17 s of CPU to
+ * load, one whose CU has 40 million DIEs 2-3 s per address (issue 17),
+ * which a --duration run must not wait for. A second Ctrl-C ends the wait
+ * at once.
  */
 #define FINAL_LOAD_WAIT_MS 10000
 #define FINAL_LOAD_WAIT_LIVE_MS 2000
