@@ -56,7 +56,10 @@
  * from debuginfo_busy() or debuginfo_lookup()). A job on the loader hands
  * its answers back every SLICE_NS, and the rest go into the next job. The
  * session's thread never waits for libdw, except in debuginfo_lookup()
- * (callers that asked to wait: --stacks, tests).
+ * (callers that asked to wait: --stacks, tests). libdw's scope walks
+ * recurse once per level of nested DIEs: a CU is measured first, without
+ * recursion (cu_shallow()), and one nested deeper than MAX_DIE_DEPTH
+ * gives lines but no inlined frames.
  *
  * Ownership rule: a module's Dwfl (with its Dwfl_Module and the debug
  * file's fd) and the CU ranges built with it belong to one thread at a
@@ -114,6 +117,22 @@
 #define IDLE_NS (30 * 1000000000ULL)         /* a Dwfl asked nothing this long closes */
 #define RECYCLE_NS (300 * 1000000000ULL)     /* ... one open this long and still reading, too */
 #define SLICE_NS (100 * 1000000ULL)          /* a job's answers go back at least this often */
+/*
+ * DIEs nested deeper than this in a CU: its scopes are not walked. libdw's
+ * scope walk (dwarf_getscopes, dwarf_getscopes_die) recurses once per
+ * level: 300,000 nested lexical blocks (a 5 MB debug file) overflowed the
+ * thread's stack and killed pmutop. Real code nests tens of levels; 4096
+ * take well under 1 MB of the worker's stack (worker.c).
+ */
+#define MAX_DIE_DEPTH 4096
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* A CU whose nesting was measured (cu_shallow()): its offset, and whether it is shallow. */
+struct cu_depth {
+	Dwarf_Off off;
+	bool ok;
+};
 
 /* A CU's address range, for modules without .debug_aranges. */
 struct cu_range {
@@ -162,6 +181,9 @@ struct dload {
 	struct cu_range *ranges;   /* the module's (moved in and back), or built here */
 	size_t nranges;
 	bool ranges_built;
+	struct cu_depth *depths;   /* the module's CUs measured, by offset (moved in and back) */
+	size_t ndepths, capdepths;
+	unsigned too_deep;         /* CUs found too deep to walk (noted when taken) */
 };
 
 /* The thread that runs loads (debuginfo.h; shaped like debuginfod.c's fetcher). */
@@ -179,6 +201,8 @@ struct dmod {
 	struct cu_range *ranges; /* sorted by lo; built on first need */
 	size_t nranges;
 	bool ranges_built;
+	struct cu_depth *depths; /* CUs measured by cu_shallow(), sorted by offset */
+	size_t ndepths, capdepths;
 	struct module *mod;  /* its names grow from a debug file (module_add_debug_symbols) */
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
@@ -321,6 +345,7 @@ static void dmod_free(struct debuginfo *d, struct dmod *dm)
 	if (dm->keep_debug_fd >= 0)
 		close(dm->keep_debug_fd);
 	free(dm->ranges);
+	free(dm->depths);
 	free(dm->wanted);
 	free(dm->debug_name);
 	free(dm->keep_path);
@@ -840,6 +865,7 @@ static void dload_free(struct dload *j)
 	pool_free(&j->strs);
 	free(j->debug_name);
 	free(j->ranges);
+	free(j->depths);
 	free(j);
 }
 
@@ -1184,11 +1210,16 @@ static void start_job(struct debuginfo *d, struct dmod *dm)
 	j->ranges = dm->ranges;
 	j->nranges = dm->nranges;
 	j->ranges_built = dm->ranges_built;
+	j->depths = dm->depths;
+	j->ndepths = dm->ndepths;
+	j->capdepths = dm->capdepths;
 	dm->dwfl = NULL;
 	dm->dm = NULL;
 	dm->ranges = NULL;
 	dm->nranges = 0;
 	dm->ranges_built = false;
+	dm->depths = NULL;
+	dm->ndepths = dm->capdepths = 0;
 	dwfl_module_info(j->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
 		*ud = j; /* find_debuginfo() hands libdw the job's debug_fd */
@@ -1246,6 +1277,14 @@ static bool take_job(struct debuginfo *d, struct dmod *dm, bool block)
 	dm->nranges = j->nranges;
 	dm->ranges_built = j->ranges_built;
 	j->ranges = NULL;
+	dm->depths = j->depths;
+	dm->ndepths = j->ndepths;
+	dm->capdepths = j->capdepths;
+	j->depths = NULL;
+	if (j->too_deep)
+		note_skipped(d, dm->keep_debug_name ? dm->keep_debug_name : module_path(dm->mod),
+			     "a compile unit nests DIEs deeper than " STR(MAX_DIE_DEPTH)
+			     " levels: no inlined frames from it");
 	if (j->load) {
 		dm->loaded = true;
 		dm->has_dwarf = j->has_dwarf;
@@ -1501,7 +1540,9 @@ static bool scoped_lang(int lang)
  * namespaces and classes, found by following abstract_origin and
  * specification to the declaration and walking the scopes above it.
  */
-static const char *qualified_name(struct strpool *sp, Dwarf_Die *die, const char *name)
+static bool cu_shallow(struct dload *j, Dwarf_Die *cu);
+
+static const char *qualified_name(struct dload *j, Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die decl = *die, next, *scopes = NULL;
 	Dwarf_Attribute attr;
@@ -1519,7 +1560,13 @@ static const char *qualified_name(struct strpool *sp, Dwarf_Die *die, const char
 		else
 			break;
 	}
-	n = dwarf_getscopes_die(&decl, &scopes);
+	{
+		Dwarf_Die declcu;
+
+		/* The declaration may be in another CU (DW_FORM_ref_addr). */
+		n = dwarf_diecu(&decl, &declcu, NULL, NULL) && cu_shallow(j, &declcu)
+			    ? dwarf_getscopes_die(&decl, &scopes) : 0;
+	}
 	buf[0] = '\0';
 	/* scopes[0] is decl itself, scopes[n - 1] the CU. */
 	for (i = n - 2; i >= 1; i--) {
@@ -1548,7 +1595,7 @@ static const char *qualified_name(struct strpool *sp, Dwarf_Die *die, const char
 	}
 	memcpy(buf + len, name, strlen(name) + 1);
 	{
-		const char *q = pool_add(sp, buf);
+		const char *q = pool_add(&j->strs, buf);
 
 		return q ? q : name;
 	}
@@ -1558,7 +1605,7 @@ static const char *qualified_name(struct strpool *sp, Dwarf_Die *die, const char
  * The name to show for a function DIE: the linkage (mangled) name, else
  * DW_AT_name - qualified by its namespaces and classes in C++ and Rust.
  */
-static const char *die_rawname(struct strpool *sp, Dwarf_Die *die, bool scoped)
+static const char *die_rawname(struct dload *j, Dwarf_Die *die, bool scoped)
 {
 	Dwarf_Attribute attr;
 	const char *s;
@@ -1569,7 +1616,7 @@ static const char *die_rawname(struct strpool *sp, Dwarf_Die *die, bool scoped)
 	if (s)
 		return s;
 	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-	return s && scoped ? qualified_name(sp, die, s) : s;
+	return s && scoped ? qualified_name(j, die, s) : s;
 }
 
 static bool is_function(int tag)
@@ -1621,6 +1668,68 @@ done:
 		qsort(ranges, n, sizeof(*ranges), range_cmp);
 	*rangesp = ranges;
 	*np = n;
+}
+
+/*
+ * Whether cu's DIEs nest less than MAX_DIE_DEPTH deep (DIEs with children
+ * counted): walked here without recursion, once per CU, the verdict kept
+ * in j (the module's). A deep one is counted in j->too_deep.
+ */
+static bool cu_shallow(struct dload *j, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = j->ndepths;
+	Dwarf_Die *stack;
+	unsigned depth;
+	bool ok = true;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->depths[mid].off == off)
+			return j->depths[mid].ok;
+		if (j->depths[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	stack = malloc(MAX_DIE_DEPTH * sizeof(*stack));
+	if (!stack)
+		return false; /* ENOMEM: not walked, not kept */
+	depth = dwarf_child(cu, &stack[0]) == 0;
+	while (depth > 0) {
+		Dwarf_Die *cur = &stack[depth - 1];
+
+		if (dwarf_haschildren(cur) > 0) {
+			if (depth == MAX_DIE_DEPTH) {
+				ok = false;
+				break;
+			}
+			if (dwarf_child(cur, &stack[depth]) == 0) {
+				depth++;
+				continue;
+			}
+		}
+		/* Next sibling, else up. */
+		while (depth > 0 && dwarf_siblingof(&stack[depth - 1], &stack[depth - 1]) != 0)
+			depth--;
+	}
+	free(stack);
+	if (!ok)
+		j->too_deep++;
+	if (j->ndepths == j->capdepths) {
+		size_t ncap = j->capdepths ? j->capdepths * 2 : 16;
+		struct cu_depth *nv = realloc(j->depths, ncap * sizeof(*nv));
+
+		if (!nv)
+			return ok;
+		j->depths = nv;
+		j->capdepths = ncap;
+	}
+	memmove(j->depths + lo + 1, j->depths + lo, (j->ndepths - lo) * sizeof(*j->depths));
+	j->depths[lo] = (struct cu_depth){ off, ok };
+	j->ndepths++;
+	return ok;
 }
 
 static Dwarf_Die *cu_by_ranges(struct dload *j, Dwarf_Addr addr, Dwarf_Addr *bias)
@@ -1678,7 +1787,7 @@ static unsigned chain_at(struct dload *j, uint64_t vaddr, struct src_line *out)
 		files = NULL;
 	comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cattr));
 	scoped = scoped_lang(dwarf_srclang(cudie));
-	ns = dwarf_getscopes(cudie, addr - cubias, &scopes);
+	ns = cu_shallow(j, cudie) ? dwarf_getscopes(cudie, addr - cubias, &scopes) : 0;
 	nchain = ns > 0 ? dwarf_getscopes_die(&scopes[0], &chain) : 0;
 	for (i = 0; i < nchain && n < MAX_CHAIN; i++) {
 		Dwarf_Die *die = &chain[i];
@@ -1690,7 +1799,7 @@ static unsigned chain_at(struct dload *j, uint64_t vaddr, struct src_line *out)
 		if (!is_function(tag))
 			continue;
 		dwarf_decl_line(die, &dl);
-		out[n].func = die_rawname(&j->strs, die, scoped);
+		out[n].func = die_rawname(j, die, scoped);
 		out[n].file = abs_path(&j->strs, comp_dir, df ? df : cur_file);
 		out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
 		out[n].decl_line = dl > 0 ? (uint32_t)dl : 0;

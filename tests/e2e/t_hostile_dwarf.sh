@@ -23,6 +23,11 @@
 #   lookup       --duration 1
 #   lookup_term  --duration 1, then one SIGTERM once pmutop says it waits
 #                for debug info: it cuts the wait short
+# and a third whose CU nests 300,000 lexical blocks around the functions
+# (5 MB): libdw's scope walk recursed once per level and overflowed the
+# stack, killing pmutop (SIGSEGV, no profile):
+#   deep         --duration 1: status 0, file:line from the line table,
+#                and the summary names the file skipped for inlined frames
 # Each time pmutop ends with status 0, writes a profile `go tool pprof`
 # reads with the target's function names, leaves the target running and
 # untraced, and says that locations were written without file:line - the
@@ -173,17 +178,23 @@ for name in term twice; do
 	target_ok "$name" "$TP"
 done
 
-# The second file: own.debug's sections but for the DWARF, one CU made here.
+# The other files: own.debug's sections but for the DWARF, one CU made here.
 NFILL=40000000
+NDEEP=300000
 CUT=5 # seconds from the SIGTERM that cuts the final wait to the end
-mkdir -p "dbg2/.build-id/${BID:0:2}"
-SLOW=dbg2/.build-id/${BID:0:2}/${BID:2}.debug
 nm --defined-only -S split/inline_hot | awk '$3 ~ /^[tT]$/ && NF >= 4' >syms.txt
 [[ -s syms.txt ]] || fail "no function symbols in inline_hot"
-t0=$(now)
-python3 - "$NFILL" <<-'EOF' || fail "cannot generate the slow CU"
+
+# one_cu DIR MODE N: DIR/.build-id/xx/rest.debug with one CU over inline_hot's
+# functions, before them N childless DIEs (MODE wide) or N nested lexical
+# blocks around them (MODE deep).
+one_cu() {
+	local t0 out=$1/.build-id/${BID:0:2}/${BID:2}.debug
+	mkdir -p "$(dirname "$out")"
+	t0=$(now)
+	python3 - "$2" "$3" <<-'EOF' || fail "cannot generate the $2 CU"
 import struct, sys
-nfill = int(sys.argv[1])
+mode, nfill = sys.argv[1], int(sys.argv[2])
 syms = sorted((int(a, 16), int(sz, 16), name)
               for a, sz, _, name in (l.split()[:4] for l in open("syms.txt")))
 lo, hi = syms[0][0], max(a + s for a, s, _ in syms)
@@ -196,15 +207,20 @@ def sleb(v):
         out.append(b | 0x80)
 # abbreviations: 1 DW_TAG_compile_unit with children (name string, language data1,
 # low_pc addr, high_pc data8, stmt_list sec_offset); 2 DW_TAG_variable, no children,
-# no attributes (one byte per DIE); 3 DW_TAG_subprogram (name, low_pc, high_pc)
+# no attributes (one byte per DIE); 3 DW_TAG_subprogram (name, low_pc, high_pc);
+# 4 DW_TAG_lexical_block with children (low_pc, high_pc)
 abbrev = bytes([1, 0x11, 1, 0x03, 0x08, 0x13, 0x0b, 0x11, 0x01, 0x12, 0x07, 0x10, 0x17, 0, 0,
                 2, 0x34, 0, 0, 0,
-                3, 0x2e, 0, 0x03, 0x08, 0x11, 0x01, 0x12, 0x07, 0, 0, 0])
+                3, 0x2e, 0, 0x03, 0x08, 0x11, 0x01, 0x12, 0x07, 0, 0,
+                4, 0x0b, 1, 0x11, 0x01, 0x12, 0x07, 0, 0, 0])
 body = bytearray([1]) + b"hot.c\0" + bytes([0x0c]) + struct.pack("<QQI", lo, hi - lo, 0)
-body += b"\x02" * nfill
+if mode == "wide":
+    body += b"\x02" * nfill
+else:
+    body += (bytes([4]) + struct.pack("<QQ", lo, hi - lo)) * nfill
 for a, s, name in syms:
     body += bytes([3]) + name.encode() + b"\0" + struct.pack("<QQ", a, max(s, 1))
-body += b"\0"
+body += b"\0" * (1 if mode == "wide" else nfill + 1)
 info = struct.pack("<IHIB", 7 + len(body), 4, 0, 8) + body                 # DWARF 4 CU header
 aranges = struct.pack("<IHIBB4xQQQQ", 44, 2, 0, 8, 0, lo, hi - lo, 0, 0)
 # line table v4: min_inst 1, max_ops 1, default_is_stmt, line_base -5, line_range 14,
@@ -220,11 +236,14 @@ for n, b in (("info", info), ("abbrev", abbrev), ("aranges", aranges),
              ("line", struct.pack("<I", len(lp)) + lp)):
     open(n + ".bin", "wb").write(b)
 EOF
-objcopy --update-section .debug_info=info.bin --update-section .debug_abbrev=abbrev.bin \
-	--update-section .debug_aranges=aranges.bin --update-section .debug_line=line.bin \
-	own.debug "$SLOW" || fail "objcopy --update-section failed (slow CU)"
-rm -f info.bin abbrev.bin aranges.bin line.bin
-info "debug file: one CU of $NFILL DIEs, $(( $(stat -c %s "$SLOW") / 1000000 )) MB, made in $(elapsed "$t0") s"
+	objcopy --update-section .debug_info=info.bin --update-section .debug_abbrev=abbrev.bin \
+		--update-section .debug_aranges=aranges.bin --update-section .debug_line=line.bin \
+		own.debug "$out" || fail "objcopy --update-section failed ($2 CU)"
+	rm -f info.bin abbrev.bin aranges.bin line.bin
+	info "debug file: one CU, $3 DIEs $2, $(( $(stat -c %s "$out") / 1000000 )) MB, made in $(elapsed "$t0") s"
+}
+one_cu dbg2 wide "$NFILL"
+one_cu dbg3 deep "$NDEEP"
 export PMUTOP_DEBUGINFO_PATH=:.debug:$T/dbg2
 
 # lines_counted NAME: the summary's count of locations without file:line is
@@ -270,5 +289,20 @@ within lookup_term "$t0" "$CUT"
 profile_ok lookup_term "$RC" "interrupted while reading debug info"
 lines_counted lookup_term
 target_ok lookup_term "$TP"
+
+# 6. --duration 1 with the deep CU: libdw's scope walk recursed once per
+# level and overflowed the stack (pmutop died of SIGSEGV, no profile);
+# now that CU's scopes are not walked, its lines still read, and it is said.
+export PMUTOP_DEBUGINFO_PATH=:.debug:$T/dbg3
+t0=$(now)
+PM_TIMEOUT=100 run_pmutop deep -p "$TP" -e task-clock --duration 1 --dump deep.pb.gz
+within deep "$t0" $((1 + BOUND))
+(( RC == 0 )) || { show deep.err; fail "deep: pmutop exited with status $RC"; }
+pprof -raw deep.pb.gz >deep.raw 2>&1 || { show deep.raw; fail "deep: pprof -raw failed"; }
+grep -qE ' M=1 outer_caller hot\.c:[1-9]' deep.raw ||
+	{ show deep.raw; fail "deep: outer_caller has no file:line from the line table"; }
+grep -q 'nests DIEs deeper than' deep.err || { show deep.err; fail "deep: the summary does not say what it skipped"; }
+info "deep: $(grep -o 'skipped [0-9]* unsafe target file.*' deep.err)"
+target_ok deep "$TP"
 kill "$TP"
-pass "debug files of $NCU compile units and of one CU of $NFILL DIEs: --duration 1 and SIGTERM end on time with a profile, target untouched"
+pass "debug files of $NCU compile units, of one CU of $NFILL DIEs, of $NDEEP nested: --duration 1 and SIGTERM end on time with a profile, target untouched"
