@@ -61,11 +61,13 @@
  */
 #define LINES_WHILE_SAMPLING_NS (10 * 1000000000ULL)
 /*
- * At the end, DWARF still loading (on the loader's thread, debuginfo.h) is
- * waited for this long at most, 2 s in the live view: libc's debug file
- * loads in 0.1 s, a large C++ program's in seconds; a hostile debug file of
- * two million CUs needs 17 s of CPU (issue 17), which a --duration run must
- * not wait for. A second Ctrl-C ends the wait at once.
+ * At the end, DWARF still being read (loaded or looked up on the loader's
+ * thread, debuginfo.h) is waited for this long at most, 2 s in the live
+ * view: libc's debug file loads in 0.1 s, a large C++ program's in
+ * seconds; a hostile debug file of two million CUs needs 17 s of CPU to
+ * load, one whose CU has 40 million DIEs 2-3 s per address (issue 17),
+ * which a --duration run must not wait for. A second Ctrl-C ends the wait
+ * at once.
  */
 #define FINAL_LOAD_WAIT_MS 10000
 #define FINAL_LOAD_WAIT_LIVE_MS 2000
@@ -1632,47 +1634,60 @@ static bool signal_waiting(void *arg)
 	return s->sigfd >= 0 && poll(&p, 1, 0) == 1;
 }
 
+/* One pass over the pending lines: answers taken, new lookups queued. */
+static int resolve_pass(struct session *s, uint64_t budget)
+{
+	return budget ? aggregate_resolve_lines_for(s->agg, budget)
+		      : aggregate_resolve_lines(s->agg, signal_waiting, s);
+}
+
 /*
- * Lines at the end: those of modules whose DWARF is loaded, while the
- * others load on the loader's thread (debuginfo.h); then a wait for those
- * loads - FINAL_LOAD_WAIT_MS at most (--http: its final budget), cut short
- * by a second signal - and their lines. A module still loading then (a
- * huge or hostile debug file: libdw cannot be interrupted) is written
- * without file:line, and the summary says how many locations lack it.
+ * Lines at the end. Each pass takes the answers the loader's thread has
+ * (debuginfo.h: the DWARF loads and the lookups both run there) and queues
+ * the addresses still to look up; then a wait for those jobs, and again,
+ * while locations are pending - FINAL_LOAD_WAIT_MS in all at most
+ * (--http: its final budget), cut short by a second signal. A module still
+ * being read then (a huge or hostile debug file: libdw cannot be
+ * interrupted) is written without file:line, and the summary says how
+ * many locations lack it.
  */
 static void final_lines(struct session *s)
 {
 	uint64_t budget = s->final_lines_ns; /* 0: all (batch) */
-	unsigned loading, wait_ms = budget ? (unsigned)(budget / 1000000)
-				  : s->o->live_view ? FINAL_LOAD_WAIT_LIVE_MS : FINAL_LOAD_WAIT_MS;
-	int rc = budget ? aggregate_resolve_lines_for(s->agg, budget)
-			: aggregate_resolve_lines(s->agg, signal_waiting, s);
+	unsigned busy = 0, wait_ms = budget ? (unsigned)(budget / 1000000)
+			       : s->o->live_view ? FINAL_LOAD_WAIT_LIVE_MS : FINAL_LOAD_WAIT_MS;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), spent_ms;
+	bool said = false;
+	int rc = resolve_pass(s, budget);
 
-	if (rc == 0 && wait_ms && (loading = process_table_loading(s->procs)) > 0) {
-		/* A load that takes more than a second is worth a line. */
-		unsigned quiet_ms = wait_ms < 1000 ? wait_ms : 1000;
+	while (rc == 0 && wait_ms && aggregate_pending_lines(s->agg) &&
+	       (busy = process_table_loading(s->procs)) > 0) {
+		unsigned step;
 
-		rc = process_table_load_wait(s->procs, quiet_ms, signal_waiting, s);
-		loading = process_table_loading(s->procs);
-		if (rc != -EINTR && loading && wait_ms > quiet_ms) {
+		spent_ms = (now_ns(CLOCK_MONOTONIC) - start) / 1000000;
+		if (spent_ms >= wait_ms)
+			break;
+		step = (unsigned)(wait_ms - spent_ms);
+		/* A wait that takes more than a second is worth a line. */
+		if (spent_ms < 1000 && step > 1000 - spent_ms)
+			step = (unsigned)(1000 - spent_ms);
+		else if (!said && spent_ms >= 1000) {
+			said = true;
 			if (!budget && !s->o->live_view && !s->o->quiet)
 				fprintf(stderr, "pmutop: waiting up to %.0f s more for the debug info "
-					"of %u module%s still loading (Ctrl-C: write the profile "
-					"without their file:line)\n", (wait_ms - quiet_ms) / 1000.0,
-					loading, loading == 1 ? "" : "s");
-			rc = process_table_load_wait(s->procs, wait_ms - quiet_ms, signal_waiting,
-						     s);
+					"of %u module%s still being read (Ctrl-C: write the profile "
+					"without their file:line)\n", step / 1000.0, busy,
+					busy == 1 ? "" : "s");
 		}
-		loading = process_table_loading(s->procs);
-		if (rc != -EINTR)
-			rc = budget ? aggregate_resolve_lines_for(s->agg, budget)
-				    : aggregate_resolve_lines(s->agg, signal_waiting, s);
-		if (rc == 0 && loading && !budget)
-			fprintf(stderr, "pmutop: debug info of %u module%s still loading after %.1f s: "
-				"%zu locations written without file:line\n", loading,
-				loading == 1 ? "" : "s", wait_ms / 1000.0,
-				aggregate_pending_lines(s->agg));
+		rc = process_table_load_wait(s->procs, step, signal_waiting, s);
+		if (rc == -EINTR)
+			break;
+		rc = resolve_pass(s, budget);
 	}
+	if (rc == 0 && busy && aggregate_pending_lines(s->agg) && !budget)
+		fprintf(stderr, "pmutop: debug info of %u module%s still being read after %.1f s: "
+			"%zu locations written without file:line\n", busy,
+			busy == 1 ? "" : "s", wait_ms / 1000.0, aggregate_pending_lines(s->agg));
 	if (rc == -EINTR && !budget)
 		fprintf(stderr, "pmutop: interrupted while reading debug info: %zu locations "
 			"written without file:line\n", aggregate_pending_lines(s->agg));
@@ -1738,11 +1753,22 @@ int session_window(struct session *s, int (*write)(void *arg, const struct aggre
 	/*
 	 * Lines for at most 100 ms, and only after the first 10 s as in
 	 * maintain() (they are cached per module, so later windows find most
-	 * at once): a location still pending is written without file:line
-	 * rather than stalling the ring buffers.
+	 * at once): the lookups asked of the loader's thread are waited for
+	 * within that time, and a location still pending then is written
+	 * without file:line rather than stalling the ring buffers.
 	 */
-	if (now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS)
+	if (now_ns(CLOCK_MONOTONIC) - s->start_mono >= LINES_WHILE_SAMPLING_NS) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + 100 * 1000000ULL, t;
+
 		aggregate_resolve_lines_for(s->agg, 100 * 1000000ULL);
+		while (aggregate_pending_lines(s->agg) && process_table_loading(s->procs) &&
+		       (t = now_ns(CLOCK_MONOTONIC)) < end &&
+		       process_table_load_wait(s->procs, (unsigned)((end - t) / 1000000) + 1,
+					       NULL, NULL) == 0) {
+			t = now_ns(CLOCK_MONOTONIC);
+			aggregate_resolve_lines_for(s->agg, t < end ? end - t : 1000000ULL);
+		}
+	}
 	maintain(s, true);
 	rc = write(arg, s->agg);
 	if (session_reset(s))

@@ -1553,7 +1553,8 @@ static int resolve(struct aggregate *a, uint64_t budget_ns, bool (*want)(const s
 			continue;
 		/*
 		 * Not asked for, or its debug file is still on its way from
-		 * debuginfod or its DWARF still loading (debuginfo.h): later.
+		 * debuginfod, or its DWARF still being loaded or looked up on
+		 * the loader's thread (debuginfo.h; this asks for it): later.
 		 */
 		if ((want && !want(p->map)) || debuginfo_busy(p->map->dbg, p->map, p->addr)) {
 			a->pending.v[kept++] = *p;

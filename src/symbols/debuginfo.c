@@ -34,30 +34,52 @@
  *     duplicates of its files' descriptors kept for that (the target may
  *     be gone by then), and only the CUs still asked about are read again.
  *
- * Loading a module's DWARF off the session's thread (issue 17). The load -
+ * Reading a module's DWARF off the session's thread (issue 17). The load -
  * the CRC of a debug file found by name, dwfl_module_getdwarf (which
  * decompresses sections), the address index (libdwfl's over
- * .debug_aranges, else ours over every CU) - reads target-controlled
- * bytes for as long as they last, up to safe_open's 4 GiB, and libdw
- * cannot be interrupted: a debug file of a million CUs took 8 s and
- * 1.2 GB on the session's thread, which neither a signal nor --duration
- * could cut short, and while sampling the ring buffers overflowed. With a
- * loader (debuginfo_set_loader(): the sessions' process tables), a load is
- * a job (struct dload) run on the loader's one thread; lookups in a module
- * whose load is in flight wait (debuginfo_busy()), the rest go on.
+ * .debug_aranges, else ours over every CU) - and each lookup after it -
+ * the CU's line table parsed at its first address (dwarf_getsrclines),
+ * the scope walk over the CU's DIEs (dwarf_getscopes, twice), CU ranges
+ * built where aranges miss - read target-controlled bytes for as long as
+ * they last, up to safe_open's 4 GiB, and libdw cannot be interrupted: a
+ * debug file of a million CUs took 8 s and 1.2 GB to load on the
+ * session's thread, one CU of 40 million DIEs 2-3 s per address looked
+ * up, which neither a signal nor --duration could cut short, and while
+ * sampling the ring buffers overflowed. With a loader
+ * (debuginfo_set_loader(): the sessions' process tables), both are jobs
+ * (struct dload) run on the loader's one thread: a module's first job
+ * loads and looks up, later ones look up. debuginfo_busy() asks for an
+ * address (a placeholder in the cache marks it asked) and says busy until
+ * the answer is in the cache; addresses asked while a module's job waits
+ * in the queue join it, those asked while it runs wait in dm->wanted for
+ * the next one, started when the session takes the answers (take_job(),
+ * from debuginfo_busy() or debuginfo_lookup()). A job on the loader hands
+ * its answers back every SLICE_NS, and the rest go into the next job. The
+ * session's thread never waits for libdw, except in debuginfo_lookup()
+ * (callers that asked to wait: --stacks, tests). libdw's scope walks
+ * recurse once per level of nested DIEs: a CU is measured first, without
+ * recursion (cu_shallow()), and one nested deeper than MAX_DIE_DEPTH
+ * gives lines but no inlined frames.
  *
  * Ownership rule: a module's Dwfl (with its Dwfl_Module and the debug
  * file's fd) and the CU ranges built with it belong to one thread at a
- * time. The session's thread owns them until start_load() moves them into
+ * time. The session's thread owns them until start_job() moves them into
  * the job (leaving the dmod's fields NULL/-1); the loader's thread from
  * when it takes the job off the queue until it marks it DONE under the
  * loader's lock; the session's thread again once it sees DONE under that
- * lock (take_load() moves them back). A job's fields are written by one
- * side only between those points; the state and the cancelled flag only
- * under the lock. A job whose module goes (debuginfo_forget_module() on
- * eviction, debuginfo_free()) is cancelled and freed by whichever side
- * holds it: the worker for a queued or running one (when it reaches it or
- * is done with it), the session at once for a done one. The worker touches
+ * lock (take_job() moves them back). A job's fields are written by one
+ * side only between those points; the state, the cancelled flag and -
+ * while QUEUED - the addresses to look up (loader_append()) only under
+ * the lock. Answers are the job's until taken: their strings point into
+ * the job's Dwfl (libdw's data) or its string pool, and take_job()
+ * interns them in the debuginfo while the Dwfl is the session's again,
+ * before the job is freed; the worker never touches the cache, the
+ * interned strings or anything else of the debuginfo. A job whose module
+ * goes (debuginfo_forget_module() on eviction, debuginfo_free()) is
+ * cancelled and freed by whichever side holds it: the worker for a queued
+ * or running one (when it reaches it, at its next address, or when done
+ * with it), the session at once for a done one; the module's placeholders
+ * go with it (drop_asked()). The worker touches
  * nothing but the job and the loader: Dwfl callbacks and the search path
  * are static (from the environment, once), so a Dwfl outlives its
  * debuginfo safely. A loader freed while its thread is inside libdw is
@@ -94,6 +116,23 @@
 #define CACHE_MAX 65536                      /* cached addresses, all modules */
 #define IDLE_NS (30 * 1000000000ULL)         /* a Dwfl asked nothing this long closes */
 #define RECYCLE_NS (300 * 1000000000ULL)     /* ... one open this long and still reading, too */
+#define SLICE_NS (100 * 1000000ULL)          /* a job's answers go back at least this often */
+/*
+ * DIEs nested deeper than this in a CU: its scopes are not walked. libdw's
+ * scope walk (dwarf_getscopes, dwarf_getscopes_die) recurses once per
+ * level: 300,000 nested lexical blocks (a 5 MB debug file) overflowed the
+ * thread's stack and killed pmutop. Real code nests tens of levels; 4096
+ * take well under 1 MB of the worker's stack (worker.c).
+ */
+#define MAX_DIE_DEPTH 4096
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* A CU whose nesting was measured (cu_shallow()): its offset, and whether it is shallow. */
+struct cu_depth {
+	Dwarf_Off off;
+	bool ok;
+};
 
 /* A CU's address range, for modules without .debug_aranges. */
 struct cu_range {
@@ -102,15 +141,36 @@ struct cu_range {
 	Dwarf_Addr bias;
 };
 
-/* A module's load (see the ownership rule above). */
+/* Strings made for answers (joined paths, qualified names): their maker's. */
+struct strpool {
+	char **v;
+	size_t n, cap;
+};
+
+/* One address a job looks up, and (once answered) its inline chain. */
+struct dlook {
+	uint64_t vaddr;            /* ELF vaddr */
+	unsigned n;                /* the chain's length */
+	struct src_line *lines;    /* malloc'd; strings libdw's or in the job's pool */
+};
+
+/* A module's job: its load and/or lookups (see the ownership rule above). */
 enum dload_state { DLOAD_QUEUED, DLOAD_BUSY, DLOAD_DONE };
 
 struct dload {
 	struct dload *next;        /* the loader's queue */
 	enum dload_state state;    /* under the loader's lock */
 	bool cancelled;            /* under the lock: its module is gone; see dload_drop() */
-	Dwfl *dwfl;                /* the module's, moved here by start_load() */
+	bool load;                 /* load the DWARF first (else it is loaded: has_dwarf) */
+	bool sliced;               /* on the loader: hand answers back every SLICE_NS */
+	Dwfl *dwfl;                /* the module's, moved here by start_job() */
 	Dwfl_Module *dm;
+	GElf_Addr ebias;
+	/* The addresses to look up: the session appends while QUEUED (under the lock). */
+	struct dlook *look;
+	size_t nlook, caplook;
+	size_t nanswered;          /* look[0, nanswered) answered */
+	struct strpool strs;       /* what the answers' strings point into, besides libdw */
 	int debug_fd;              /* the separate debug file, until libdw takes it */
 	char *debug_name;
 	bool crc_due;              /* debug_fd found by name only: check its CRC first */
@@ -118,9 +178,12 @@ struct dload {
 	/* What load_run() found. */
 	bool crc_bad;              /* the CRC differs: not the debug file, no DWARF */
 	bool has_dwarf;
-	struct cu_range *ranges;   /* built when there are no .debug_aranges */
+	struct cu_range *ranges;   /* the module's (moved in and back), or built here */
 	size_t nranges;
 	bool ranges_built;
+	struct cu_depth *depths;   /* the module's CUs measured, by offset (moved in and back) */
+	size_t ndepths, capdepths;
+	unsigned too_deep;         /* CUs found too deep to walk (noted when taken) */
 };
 
 /* The thread that runs loads (debuginfo.h; shaped like debuginfod.c's fetcher). */
@@ -138,13 +201,17 @@ struct dmod {
 	struct cu_range *ranges; /* sorted by lo; built on first need */
 	size_t nranges;
 	bool ranges_built;
+	struct cu_depth *depths; /* CUs measured by cu_shallow(), sorted by offset */
+	size_t ndepths, capdepths;
 	struct module *mod;  /* its names grow from a debug file (module_add_debug_symbols) */
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
 	GElf_Addr ebias;     /* Dwfl address = ELF vaddr + ebias */
 	bool maybe_dwarf;    /* own debug sections, or a debug file was found */
 	bool loaded;         /* dwfl_module_getdwarf() was called (and its results taken) */
-	struct dload *job;   /* the load in flight: dwfl, dm and debug_fd are its until taken */
+	struct dload *job;   /* the job in flight: dwfl, dm, ranges, debug_fd are its until taken */
+	uint64_t *wanted;    /* vaddrs to look up once the job in flight is taken */
+	size_t nwanted, capwanted;
 	bool has_dwarf;      /* ... and gave DWARF */
 	int debug_fd;        /* the separate debug file found at open, until libdw takes it */
 	char *debug_name;
@@ -162,6 +229,7 @@ struct dentry {
 	const struct module *mod;  /* NULL: empty slot */
 	uint64_t vaddr;
 	uint32_t n;
+	bool asked;                /* not answered yet: a job has (or will have) it */
 	struct src_line *lines;
 };
 
@@ -277,6 +345,8 @@ static void dmod_free(struct debuginfo *d, struct dmod *dm)
 	if (dm->keep_debug_fd >= 0)
 		close(dm->keep_debug_fd);
 	free(dm->ranges);
+	free(dm->depths);
+	free(dm->wanted);
 	free(dm->debug_name);
 	free(dm->keep_path);
 	free(dm->keep_debug_name);
@@ -316,14 +386,16 @@ static void note_skipped(struct debuginfo *d, const char *path, const char *why)
  * Open a target-controlled file for libdw: never a FIFO, device or
  * oversized file, never through a symlink out of the target's root, and
  * (want_dev/want_ino non-zero) only the file the target mapped. The fd or
- * -1; refusals other than "not there" are noted.
+ * -1; refusals other than "not there" are noted - a process that has
+ * exited (ESRCH from its /proc/PID/root or map_files) is not an unsafe file.
  */
 static int open_target_file(struct debuginfo *d, const char *path, uint64_t dev, uint64_t ino)
 {
 	struct safe_open_want want = { .dev = dev, .ino = ino };
 	int fd = safe_open(path, &want, NULL);
 
-	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM)
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM &&
+	    fd != -ESRCH)
 		note_skipped(d, path, safe_open_strerror(fd));
 	return fd < 0 ? -1 : fd;
 }
@@ -487,6 +559,18 @@ static int try_debug_file(struct debuginfo *d, const char *path, const struct mo
 }
 
 /*
+ * The debug file's .symtab for a module stripped of its own (module.h:
+ * bounded, since this runs on the session's thread); one too large to
+ * take whole is noted like a refused file.
+ */
+static void add_debug_symbols(struct debuginfo *d, struct dmod *dm, int fd, const char *path)
+{
+	if (module_add_debug_symbols(dm->mod, fd) == -E2BIG)
+		note_skipped(d, path, "its .symtab is too large (over 256k entries or 64 MiB of "
+			     "names): not all its names taken");
+}
+
+/*
  * Find the separate debug file now, while the target runs (see
  * debuginfo_prepare()), the way elfutils' dwfl_standard_find_debuginfo
  * does, with one difference: every directory is looked for first inside
@@ -571,7 +655,7 @@ static void find_debug_file(struct debuginfo *d, struct dmod *dm, Elf *elf,
 		dm->debug_crc = crc;
 		/* Names only the debug file has, from now on (not only with lines). */
 		if (verified)
-			module_add_debug_symbols(dm->mod, fd);
+			add_debug_symbols(d, dm, fd, path);
 	}
 }
 
@@ -618,7 +702,7 @@ static bool take_remote(struct debuginfo *d, struct dmod *dm, bool block)
 		dm->maybe_dwarf = false;
 		return false;
 	}
-	module_add_debug_symbols(dm->mod, fd);
+	add_debug_symbols(d, dm, fd, path ? path : module_build_id(dm->mod));
 	dm->debug_fd = fd;
 	dm->debug_name = path;
 	return false;
@@ -626,13 +710,20 @@ static bool take_remote(struct debuginfo *d, struct dmod *dm, bool block)
 
 static struct dentry *slot_of(const struct debuginfo *d, const struct module *mod,
 			      uint64_t vaddr);
-static void start_load(struct debuginfo *d, struct dmod *dm);
-static bool take_load(struct debuginfo *d, struct dmod *dm, bool block);
+static bool take_job(struct debuginfo *d, struct dmod *dm, bool block);
+static void request(struct debuginfo *d, struct dmod *dm, uint64_t vaddr);
 static void reopen_module(struct debuginfo *d, struct dmod *dm);
+
+/* Whether a lookup in dm needs DWARF it has, or may have once loaded. */
+static bool dwarf_due(const struct dmod *dm)
+{
+	return dm->maybe_dwarf && (!dm->loaded || dm->has_dwarf);
+}
 
 bool debuginfo_busy(struct debuginfo *d, const struct mapping *map, uint64_t addr)
 {
 	struct src_line tmp[MAX_CHAIN];
+	const struct dentry *e = NULL;
 	const char *err;
 	struct dmod *dm;
 	uint64_t vaddr;
@@ -642,21 +733,24 @@ bool debuginfo_busy(struct debuginfo *d, const struct mapping *map, uint64_t add
 	if (take_remote(d, dm, false))
 		return true;
 	if (dm->job)
-		return !take_load(d, dm, false);
+		take_job(d, dm, false); /* answers come in; the next job starts */
 	if (!d->loader)
-		return false; /* loads where they are needed (no session) */
+		return false; /* looks up where asked (no session) */
 	/* What debuginfo_lookup() answers without DWARF: not busy. */
 	vaddr = addr - map->bias;
-	if (d->tab && slot_of(d, map->mod, vaddr)->mod)
+	if (d->tab && (e = slot_of(d, map->mod, vaddr))->mod && !e->asked)
 		return false;
 	if (module_gopclntab(map->mod, &err) && gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN))
 		return false;
-	if (dm->closed)
+	if (dm->closed && !dm->job)
 		reopen_module(d, dm);
-	if (dm->loaded || !dm->maybe_dwarf)
+	if (!dwarf_due(dm))
 		return false;
-	start_load(d, dm);
-	return !take_load(d, dm, false);
+	/* Asked already, and a job has it or will: wait for it. */
+	if (e && e->mod && (dm->job || dm->nwanted))
+		return true;
+	request(d, dm, vaddr);
+	return dm->job != NULL || dm->nwanted;
 }
 
 /*
@@ -697,7 +791,7 @@ static void open_module(struct debuginfo *d, struct dmod *dm, const struct mappi
 	dm->opened_ns = mono_ns();
 	dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
-		*ud = NULL; /* the job's while it loads (start_load) */
+		*ud = NULL; /* the job's while it loads (start_job) */
 	elf = dwfl_module_getelf(dm->dm, &dm->ebias);
 	if (!elf)
 		return;
@@ -750,15 +844,80 @@ static void load_run(struct dload *j)
 	}
 }
 
+static void pool_free(struct strpool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	p->v = NULL;
+	p->n = p->cap = 0;
+}
+
 static void dload_free(struct dload *j)
 {
 	if (j->dwfl)
 		dwfl_end(j->dwfl);
 	if (j->debug_fd >= 0)
 		close(j->debug_fd);
+	for (size_t i = 0; i < j->nanswered; i++)
+		free(j->look[i].lines);
+	free(j->look);
+	pool_free(&j->strs);
 	free(j->debug_name);
 	free(j->ranges);
+	free(j->depths);
 	free(j);
+}
+
+static unsigned chain_at(struct dload *j, uint64_t vaddr, struct src_line *out);
+
+/* Whether j's module is gone (l NULL: run where it was started, never). */
+static bool job_cancelled(struct dwarf_loader *l, struct dload *j)
+{
+	bool c;
+
+	if (!l)
+		return false;
+	pthread_mutex_lock(&l->mu);
+	c = j->cancelled;
+	pthread_mutex_unlock(&l->mu);
+	return c;
+}
+
+/*
+ * A job's work (on the loader's thread, l; or the caller's, l NULL):
+ * touches nothing but j (and l's lock). The load first if it has one,
+ * then its addresses' inline chains in order - all of them, or on the
+ * loader as many as SLICE_NS allows (at least one): the session takes
+ * those answers and queues the rest again, so a slow address delays the
+ * others by at most itself. Each chain_at() reads the CU's line table at
+ * its first address, walks its DIEs, and builds CU ranges where there
+ * are no aranges: as long as the target's file makes it, uninterrupted.
+ */
+static void job_run(struct dwarf_loader *l, struct dload *j)
+{
+	uint64_t start = mono_ns();
+	struct src_line tmp[MAX_CHAIN];
+
+	if (j->load)
+		load_run(j);
+	if (!j->has_dwarf || !j->dm)
+		return;
+	for (size_t i = 0; i < j->nlook; i++) {
+		struct dlook *lk = &j->look[i];
+		unsigned n;
+
+		if (i && (job_cancelled(l, j) || (j->sliced && mono_ns() - start >= SLICE_NS)))
+			break;
+		n = chain_at(j, lk->vaddr, tmp);
+		lk->lines = n ? malloc(n * sizeof(*lk->lines)) : NULL;
+		if (n && !lk->lines)
+			break; /* ENOMEM: asked again later */
+		if (n)
+			memcpy(lk->lines, tmp, n * sizeof(*lk->lines));
+		lk->n = n;
+		j->nanswered = i + 1;
+	}
 }
 
 /* ---- the loader's thread (debuginfo.h) ------------------------------------ */
@@ -793,7 +952,7 @@ static void *loader_main(void *arg)
 			while (l->hold)
 				pthread_cond_wait(&l->cv, &l->mu);
 			pthread_mutex_unlock(&l->mu);
-			load_run(j);
+			job_run(l, j);
 			pthread_mutex_lock(&l->mu);
 			l->current = NULL;
 			j->state = DLOAD_DONE; /* the session's from here, unless cancelled */
@@ -968,105 +1127,216 @@ void debuginfo_set_loader(struct debuginfo *d, struct dwarf_loader *l)
 }
 
 /*
- * Start loading dm's DWARF: move what the load needs into a job (see the
- * ownership rule) and queue it, or - no loader, or its thread cannot
- * start - run it now. dm->job until take_load().
+ * Queue vaddr on j while the worker has not taken it (a batch grows while
+ * it waits its turn); false once it has (the caller keeps vaddr for the
+ * next job) or on ENOMEM.
  */
-static void start_load(struct debuginfo *d, struct dmod *dm)
+static bool loader_append(struct dwarf_loader *l, struct dload *j, uint64_t vaddr)
+{
+	bool ok = false;
+
+	pthread_mutex_lock(&l->mu);
+	if (j->state == DLOAD_QUEUED && !j->cancelled) {
+		if (j->nlook == j->caplook) {
+			size_t ncap = j->caplook ? j->caplook * 2 : 16;
+			struct dlook *nv = realloc(j->look, ncap * sizeof(*nv));
+
+			if (nv) {
+				j->look = nv;
+				j->caplook = ncap;
+			}
+		}
+		if (j->nlook < j->caplook) {
+			j->look[j->nlook++] = (struct dlook){ .vaddr = vaddr };
+			ok = true;
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+	return ok;
+}
+
+/*
+ * Start dm's next job: its DWARF's load unless loaded, and the lookups of
+ * dm->wanted (taken over). It gets what it needs of dm (see the ownership
+ * rule) and is queued, or - no loader, or its thread cannot start - run
+ * now. dm->job until take_job(). Nothing to do (no DWARF, ENOMEM): dm is
+ * marked loaded, its wanted addresses dropped (they get no lines).
+ */
+static void start_job(struct debuginfo *d, struct dmod *dm)
 {
 	struct dload *j;
 	void **ud = NULL;
 
-	if (dm->job || dm->loaded)
+	if (dm->job)
 		return;
-	if (!dm->maybe_dwarf || !dm->dwfl || !(j = calloc(1, sizeof(*j)))) {
+	if (!dm->maybe_dwarf || !dm->dwfl || (dm->loaded && !dm->has_dwarf) ||
+	    !(j = calloc(1, sizeof(*j)))) {
 		dm->loaded = true; /* nothing to load (or ENOMEM: no lines from it) */
+		dm->nwanted = 0;
 		return;
 	}
-	/* The debug file (found here or from debuginfod), for reopen_module(). */
-	if (dm->debug_fd >= 0 && dm->keep_debug_fd < 0 && dm->debug_name &&
-	    (dm->keep_debug_name = strdup(dm->debug_name)) &&
-	    (dm->keep_debug_fd = fcntl(dm->debug_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		free(dm->keep_debug_name);
-		dm->keep_debug_name = NULL;
+	if (dm->nwanted && !(j->look = calloc(dm->nwanted, sizeof(*j->look)))) {
+		free(j);
+		dm->loaded = true;
+		dm->nwanted = 0;
+		return;
+	}
+	for (size_t i = 0; i < dm->nwanted; i++)
+		j->look[i].vaddr = dm->wanted[i];
+	j->nlook = j->caplook = dm->nwanted;
+	dm->nwanted = 0;
+	j->load = !dm->loaded;
+	j->has_dwarf = dm->has_dwarf;
+	j->debug_fd = -1;
+	if (j->load) {
+		/* The debug file (found here or from debuginfod), for reopen_module(). */
+		if (dm->debug_fd >= 0 && dm->keep_debug_fd < 0 && dm->debug_name &&
+		    (dm->keep_debug_name = strdup(dm->debug_name)) &&
+		    (dm->keep_debug_fd = fcntl(dm->debug_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			free(dm->keep_debug_name);
+			dm->keep_debug_name = NULL;
+		}
+		j->debug_fd = dm->debug_fd;
+		j->debug_name = dm->debug_name;
+		j->crc_due = dm->debug_crc_due;
+		j->crc = dm->debug_crc;
+		dm->debug_fd = -1;
+		dm->debug_name = NULL;
+		dm->debug_crc_due = false;
 	}
 	j->dwfl = dm->dwfl;
 	j->dm = dm->dm;
-	j->debug_fd = dm->debug_fd;
-	j->debug_name = dm->debug_name;
-	j->crc_due = dm->debug_crc_due;
-	j->crc = dm->debug_crc;
+	j->ebias = dm->ebias;
+	j->ranges = dm->ranges;
+	j->nranges = dm->nranges;
+	j->ranges_built = dm->ranges_built;
+	j->depths = dm->depths;
+	j->ndepths = dm->ndepths;
+	j->capdepths = dm->capdepths;
 	dm->dwfl = NULL;
 	dm->dm = NULL;
-	dm->debug_fd = -1;
-	dm->debug_name = NULL;
-	dm->debug_crc_due = false;
+	dm->ranges = NULL;
+	dm->nranges = 0;
+	dm->ranges_built = false;
+	dm->depths = NULL;
+	dm->ndepths = dm->capdepths = 0;
 	dwfl_module_info(j->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
 		*ud = j; /* find_debuginfo() hands libdw the job's debug_fd */
 	dm->job = j;
+	j->sliced = d->loader != NULL;
 	if (!d->loader || loader_queue(d->loader, j) != 0) {
-		load_run(j);
+		j->sliced = false;
+		job_run(NULL, j);
 		j->state = DLOAD_DONE;
 	}
 }
 
+/* Append vaddr to dm->wanted; -ENOMEM. */
+static int want(struct dmod *dm, uint64_t vaddr)
+{
+	if (dm->nwanted == dm->capwanted) {
+		size_t ncap = dm->capwanted ? dm->capwanted * 2 : 16;
+		uint64_t *nv = realloc(dm->wanted, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		dm->wanted = nv;
+		dm->capwanted = ncap;
+	}
+	dm->wanted[dm->nwanted++] = vaddr;
+	return 0;
+}
+
+static int cache_put(struct debuginfo *d, const struct module *mod, uint64_t vaddr,
+		     const struct src_line *src, unsigned n);
+static const char *own(struct debuginfo *d, const char *s);
+
 /*
- * Whether dm's load is done (or there is none in flight); if so its
- * results are dm's now. block: wait for it.
+ * Whether dm's job is done (or there is none in flight); if so its results
+ * are dm's now: the DWARF loaded, the answers in the cache (their strings
+ * interned here: the Dwfl may close before the run ends), the addresses
+ * it had no time for queued again with those wanted meanwhile - as the
+ * next job, started here. block: wait for the job.
  */
-static bool take_load(struct debuginfo *d, struct dmod *dm, bool block)
+static bool take_job(struct debuginfo *d, struct dmod *dm, bool block)
 {
 	struct dload *j = dm->job;
 	void **ud = NULL;
+	size_t i;
 
 	if (!j)
 		return true;
 	if (d->loader && !loader_done(d->loader, j, block))
 		return false;
 	dm->job = NULL;
-	dm->loaded = true;
 	dm->dwfl = j->dwfl;
 	dm->dm = j->dm;
 	j->dwfl = NULL;
-	dm->has_dwarf = j->has_dwarf;
-	if (j->crc_bad) {
-		dm->maybe_dwarf = false;
-		if (dm->keep_debug_fd >= 0)
-			close(dm->keep_debug_fd);
-		dm->keep_debug_fd = -1;
-		free(dm->keep_debug_name);
-		dm->keep_debug_name = NULL;
-	}
-	if (j->ranges_built) {
-		dm->ranges = j->ranges;
-		dm->nranges = j->nranges;
-		dm->ranges_built = true;
-		j->ranges = NULL;
+	dm->ranges = j->ranges;
+	dm->nranges = j->nranges;
+	dm->ranges_built = j->ranges_built;
+	j->ranges = NULL;
+	dm->depths = j->depths;
+	dm->ndepths = j->ndepths;
+	dm->capdepths = j->capdepths;
+	j->depths = NULL;
+	if (j->too_deep)
+		note_skipped(d, dm->keep_debug_name ? dm->keep_debug_name : module_path(dm->mod),
+			     "a compile unit nests DIEs deeper than " STR(MAX_DIE_DEPTH)
+			     " levels: no inlined frames from it");
+	if (j->load) {
+		dm->loaded = true;
+		dm->has_dwarf = j->has_dwarf;
+		if (j->crc_bad) {
+			dm->maybe_dwarf = false;
+			if (dm->keep_debug_fd >= 0)
+				close(dm->keep_debug_fd);
+			dm->keep_debug_fd = -1;
+			free(dm->keep_debug_name);
+			dm->keep_debug_name = NULL;
+		}
 	}
 	if (dm->dm) {
 		dwfl_module_info(dm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 		if (ud)
 			*ud = NULL; /* later searches (a dwz alt file): the standard ones */
 	}
-	dload_free(j);
-	return true;
-}
+	for (i = 0; i < j->nanswered; i++) {
+		struct dlook *lk = &j->look[i];
 
-/*
- * Whether dm's DWARF is loaded (or there is none to load). Starts the load
- * if needed; block: waits for it, and for debuginfod's answer first.
- */
-static bool ensure_loaded(struct debuginfo *d, struct dmod *dm, bool block)
-{
-	if (dm->job)
-		return take_load(d, dm, block);
-	if (dm->loaded)
-		return true;
-	if (take_remote(d, dm, block))
-		return false;
-	start_load(d, dm);
-	return take_load(d, dm, block);
+		for (unsigned k = 0; k < lk->n; k++) {
+			lk->lines[k].func = own(d, lk->lines[k].func);
+			lk->lines[k].file = own(d, lk->lines[k].file);
+		}
+		cache_put(d, dm->mod, lk->vaddr, lk->lines, lk->n);
+	}
+	if (j->nanswered) {
+		dm->used_ns = mono_ns();
+		d->st.lookups += j->nanswered;
+	}
+	/* Not reached: before those asked meanwhile (ENOMEM: asked again later). */
+	if (dm->has_dwarf && j->nanswered < j->nlook) {
+		size_t rest = j->nlook - j->nanswered, old = dm->nwanted;
+
+		for (i = 0; i < rest && want(dm, 0) == 0; i++)
+			;
+		if (i == rest) {
+			memmove(dm->wanted + rest, dm->wanted, old * sizeof(*dm->wanted));
+			for (i = 0; i < rest; i++)
+				dm->wanted[i] = j->look[j->nanswered + i].vaddr;
+		} else {
+			dm->nwanted = old;
+		}
+	}
+	dload_free(j);
+	if (dm->nwanted) {
+		if (dm->has_dwarf && dm->dwfl)
+			start_job(d, dm);
+		else
+			dm->nwanted = 0; /* no DWARF after all: no lines */
+	}
+	return true;
 }
 
 /* Close dm's Dwfl (debuginfo_trim()): libdw's memory and mapped files go. */
@@ -1213,25 +1483,45 @@ static const char *own(struct debuginfo *d, const char *s)
 	return s ? intern(d, strdup(s)) : NULL;
 }
 
-/* dir + "/" + file, interned (stable until debuginfo_free); NULL on ENOMEM. */
-static const char *join_path(struct debuginfo *d, const char *dir, const char *file)
+/* s (malloc'd, taken over) kept in p until pool_free(); NULL on ENOMEM. */
+static const char *pool_add(struct strpool *p, char *s)
+{
+	if (!s)
+		return NULL;
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 16;
+		char **nv = realloc(p->v, ncap * sizeof(*nv));
+
+		if (!nv) {
+			free(s);
+			return NULL;
+		}
+		p->v = nv;
+		p->cap = ncap;
+	}
+	p->v[p->n++] = s;
+	return s;
+}
+
+/* dir + "/" + file, in sp; NULL on ENOMEM. */
+static const char *join_path(struct strpool *sp, const char *dir, const char *file)
 {
 	char *s;
 
 	if (asprintf(&s, "%s/%s", dir, file) < 0)
 		return NULL;
-	return intern(d, s);
+	return pool_add(sp, s);
 }
 
 /* A source path as people want it: relative ones under the CU's comp_dir. */
-static const char *abs_path(struct debuginfo *d, const char *comp_dir, const char *file)
+static const char *abs_path(struct strpool *sp, const char *comp_dir, const char *file)
 {
 	const char *j;
 
 	/* A relative comp_dir (-fdebug-prefix-map=DIR=.) is already in the name. */
 	if (!file || file[0] == '/' || !comp_dir || comp_dir[0] != '/')
 		return file;
-	j = join_path(d, comp_dir, file);
+	j = join_path(sp, comp_dir, file);
 	return j ? j : file;
 }
 
@@ -1250,7 +1540,9 @@ static bool scoped_lang(int lang)
  * namespaces and classes, found by following abstract_origin and
  * specification to the declaration and walking the scopes above it.
  */
-static const char *qualified_name(struct debuginfo *d, Dwarf_Die *die, const char *name)
+static bool cu_shallow(struct dload *j, Dwarf_Die *cu);
+
+static const char *qualified_name(struct dload *j, Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die decl = *die, next, *scopes = NULL;
 	Dwarf_Attribute attr;
@@ -1268,7 +1560,13 @@ static const char *qualified_name(struct debuginfo *d, Dwarf_Die *die, const cha
 		else
 			break;
 	}
-	n = dwarf_getscopes_die(&decl, &scopes);
+	{
+		Dwarf_Die declcu;
+
+		/* The declaration may be in another CU (DW_FORM_ref_addr). */
+		n = dwarf_diecu(&decl, &declcu, NULL, NULL) && cu_shallow(j, &declcu)
+			    ? dwarf_getscopes_die(&decl, &scopes) : 0;
+	}
 	buf[0] = '\0';
 	/* scopes[0] is decl itself, scopes[n - 1] the CU. */
 	for (i = n - 2; i >= 1; i--) {
@@ -1297,7 +1595,7 @@ static const char *qualified_name(struct debuginfo *d, Dwarf_Die *die, const cha
 	}
 	memcpy(buf + len, name, strlen(name) + 1);
 	{
-		const char *q = intern(d, buf);
+		const char *q = pool_add(&j->strs, buf);
 
 		return q ? q : name;
 	}
@@ -1307,7 +1605,7 @@ static const char *qualified_name(struct debuginfo *d, Dwarf_Die *die, const cha
  * The name to show for a function DIE: the linkage (mangled) name, else
  * DW_AT_name - qualified by its namespaces and classes in C++ and Rust.
  */
-static const char *die_rawname(struct debuginfo *d, Dwarf_Die *die, bool scoped)
+static const char *die_rawname(struct dload *j, Dwarf_Die *die, bool scoped)
 {
 	Dwarf_Attribute attr;
 	const char *s;
@@ -1318,7 +1616,7 @@ static const char *die_rawname(struct debuginfo *d, Dwarf_Die *die, bool scoped)
 	if (s)
 		return s;
 	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-	return s && scoped ? qualified_name(d, die, s) : s;
+	return s && scoped ? qualified_name(j, die, s) : s;
 }
 
 static bool is_function(int tag)
@@ -1372,37 +1670,102 @@ done:
 	*np = n;
 }
 
-static Dwarf_Die *cu_by_ranges(struct dmod *dm, Dwarf_Addr addr, Dwarf_Addr *bias)
+/*
+ * Whether cu's DIEs nest less than MAX_DIE_DEPTH deep (DIEs with children
+ * counted): walked here without recursion, once per CU, the verdict kept
+ * in j (the module's). A deep one is counted in j->too_deep.
+ */
+static bool cu_shallow(struct dload *j, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi;
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = j->ndepths;
+	Dwarf_Die *stack;
+	unsigned depth;
+	bool ok = true;
 
-	if (!dm->ranges_built) {
-		build_ranges(dm->dm, &dm->ranges, &dm->nranges);
-		dm->ranges_built = true;
-	}
-	hi = dm->nranges;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (dm->ranges[mid].lo <= addr)
+		if (j->depths[mid].off == off)
+			return j->depths[mid].ok;
+		if (j->depths[mid].off < off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || addr >= dm->ranges[lo - 1].hi)
-		return NULL;
-	*bias = dm->ranges[lo - 1].bias;
-	return &dm->ranges[lo - 1].cu;
+	stack = malloc(MAX_DIE_DEPTH * sizeof(*stack));
+	if (!stack)
+		return false; /* ENOMEM: not walked, not kept */
+	depth = dwarf_child(cu, &stack[0]) == 0;
+	while (depth > 0) {
+		Dwarf_Die *cur = &stack[depth - 1];
+
+		if (dwarf_haschildren(cur) > 0) {
+			if (depth == MAX_DIE_DEPTH) {
+				ok = false;
+				break;
+			}
+			if (dwarf_child(cur, &stack[depth]) == 0) {
+				depth++;
+				continue;
+			}
+		}
+		/* Next sibling, else up. */
+		while (depth > 0 && dwarf_siblingof(&stack[depth - 1], &stack[depth - 1]) != 0)
+			depth--;
+	}
+	free(stack);
+	if (!ok)
+		j->too_deep++;
+	if (j->ndepths == j->capdepths) {
+		size_t ncap = j->capdepths ? j->capdepths * 2 : 16;
+		struct cu_depth *nv = realloc(j->depths, ncap * sizeof(*nv));
+
+		if (!nv)
+			return ok;
+		j->depths = nv;
+		j->capdepths = ncap;
+	}
+	memmove(j->depths + lo + 1, j->depths + lo, (j->ndepths - lo) * sizeof(*j->depths));
+	j->depths[lo] = (struct cu_depth){ off, ok };
+	j->ndepths++;
+	return ok;
 }
 
-/* Compute the chain for vaddr into out (at most MAX_CHAIN); returns its length. */
-static unsigned chain_at(struct debuginfo *d, struct dmod *dm, uint64_t vaddr,
-			 struct src_line *out)
+static Dwarf_Die *cu_by_ranges(struct dload *j, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	size_t lo = 0, hi;
+
+	if (!j->ranges_built) {
+		build_ranges(j->dm, &j->ranges, &j->nranges);
+		j->ranges_built = true;
+	}
+	hi = j->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (j->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= j->ranges[lo - 1].hi)
+		return NULL;
+	*bias = j->ranges[lo - 1].bias;
+	return &j->ranges[lo - 1].cu;
+}
+
+/*
+ * Compute the chain for vaddr into out (at most MAX_CHAIN) with j's Dwfl
+ * (job_run(): on whichever thread holds j); returns its length. Strings
+ * point into libdw's data or j's pool.
+ */
+static unsigned chain_at(struct dload *j, uint64_t vaddr, struct src_line *out)
 {
 	const char *comp_dir;
 	Dwarf_Attribute cattr;
 	bool scoped;
-	Dwarf_Addr addr = vaddr + dm->ebias, cubias = 0;
+	Dwarf_Addr addr = vaddr + j->ebias, cubias = 0;
 	Dwarf_Die *cudie, *scopes = NULL, *chain = NULL;
 	const char *cur_file = NULL;
 	Dwarf_Files *files = NULL;
@@ -1410,9 +1773,9 @@ static unsigned chain_at(struct debuginfo *d, struct dmod *dm, uint64_t vaddr,
 	int lineno = 0, ns, nchain, i;
 	unsigned n = 0;
 
-	cudie = dwfl_module_addrdie(dm->dm, addr, &cubias);
+	cudie = dwfl_module_addrdie(j->dm, addr, &cubias);
 	if (!cudie)
-		cudie = cu_by_ranges(dm, addr, &cubias); /* no .debug_aranges (Go) */
+		cudie = cu_by_ranges(j, addr, &cubias); /* no .debug_aranges (Go) */
 	if (!cudie)
 		return 0;
 	ln = dwarf_getsrc_die(cudie, addr - cubias);
@@ -1424,7 +1787,7 @@ static unsigned chain_at(struct debuginfo *d, struct dmod *dm, uint64_t vaddr,
 		files = NULL;
 	comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cattr));
 	scoped = scoped_lang(dwarf_srclang(cudie));
-	ns = dwarf_getscopes(cudie, addr - cubias, &scopes);
+	ns = cu_shallow(j, cudie) ? dwarf_getscopes(cudie, addr - cubias, &scopes) : 0;
 	nchain = ns > 0 ? dwarf_getscopes_die(&scopes[0], &chain) : 0;
 	for (i = 0; i < nchain && n < MAX_CHAIN; i++) {
 		Dwarf_Die *die = &chain[i];
@@ -1436,8 +1799,8 @@ static unsigned chain_at(struct debuginfo *d, struct dmod *dm, uint64_t vaddr,
 		if (!is_function(tag))
 			continue;
 		dwarf_decl_line(die, &dl);
-		out[n].func = die_rawname(d, die, scoped);
-		out[n].file = abs_path(d, comp_dir, df ? df : cur_file);
+		out[n].func = die_rawname(j, die, scoped);
+		out[n].file = abs_path(&j->strs, comp_dir, df ? df : cur_file);
 		out[n].line = lineno > 0 ? (uint32_t)lineno : 0;
 		out[n].decl_line = dl > 0 ? (uint32_t)dl : 0;
 		n++;
@@ -1453,7 +1816,7 @@ static unsigned chain_at(struct debuginfo *d, struct dmod *dm, uint64_t vaddr,
 	}
 	/* Line info but no function DIE: still a file:line for the symbol's function. */
 	if (n == 0 && cur_file) {
-		out[0] = (struct src_line){ NULL, abs_path(d, comp_dir, cur_file),
+		out[0] = (struct src_line){ NULL, abs_path(&j->strs, comp_dir, cur_file),
 					    lineno > 0 ? (uint32_t)lineno : 0, 0 };
 		n = 1;
 	}
@@ -1503,6 +1866,61 @@ static int tab_grow(struct debuginfo *d)
 	return 0;
 }
 
+/* Room for one more entry; -ENOMEM. */
+static int tab_room(struct debuginfo *d)
+{
+	if (!d->tab || (d->count + 1) * 10 > (d->mask + 1) * 7)
+		return tab_grow(d);
+	return 0;
+}
+
+/*
+ * Cache vaddr's chain (n entries of src, copied; strings already d's),
+ * over its placeholder if asked. An entry already answered stays.
+ */
+static int cache_put(struct debuginfo *d, const struct module *mod, uint64_t vaddr,
+		     const struct src_line *src, unsigned n)
+{
+	struct dentry *e;
+	struct src_line *lines;
+
+	if (tab_room(d))
+		return -ENOMEM;
+	e = slot_of(d, mod, vaddr);
+	if (e->mod && !e->asked)
+		return 0;
+	lines = n ? malloc(n * sizeof(*lines)) : NULL;
+	if (n && !lines)
+		return -ENOMEM;
+	if (n)
+		memcpy(lines, src, n * sizeof(*lines));
+	if (!e->mod)
+		d->count++;
+	*e = (struct dentry){ .mod = mod, .vaddr = vaddr, .n = n, .lines = lines };
+	return 0;
+}
+
+/*
+ * Ask for vaddr's chain (see debuginfo_busy()): on dm's job while it is
+ * still queued, else on the next one, which starts now if none is in
+ * flight. A placeholder in the cache marks it asked.
+ */
+static void request(struct debuginfo *d, struct dmod *dm, uint64_t vaddr)
+{
+	struct dentry *e;
+
+	if (tab_room(d) == 0 && !(e = slot_of(d, dm->mod, vaddr))->mod) {
+		*e = (struct dentry){ .mod = dm->mod, .vaddr = vaddr, .asked = true };
+		d->count++;
+	}
+	if (dm->job && d->loader && loader_append(d->loader, dm->job, vaddr))
+		return;
+	if (want(dm, vaddr))
+		return; /* ENOMEM: asked again later */
+	if (!dm->job)
+		start_job(d, dm);
+}
+
 unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64_t addr,
 			  const struct src_line **lines)
 {
@@ -1520,51 +1938,39 @@ unsigned debuginfo_lookup(struct debuginfo *d, const struct mapping *map, uint64
 	if (!dm)
 		return 0;
 	vaddr = addr - map->bias;
+	if (dm->job)
+		take_job(d, dm, false);
 	/* Looked up before (whatever became of the module's reader since). */
-	if (d->tab && (e = slot_of(d, map->mod, vaddr))->mod) {
+	if (d->tab && (e = slot_of(d, map->mod, vaddr))->mod && !e->asked) {
 		*lines = e->lines;
 		return e->n;
 	}
-	if (dm->maybe_dwarf && !dm->closed && !module_gopclntab(map->mod, &err))
-		ensure_loaded(d, dm, true);
-	/* Go binaries: Go's own table, DWARF only for what it lacks (below). */
-	if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
-		return 0;
-	if ((!d->tab || (d->count + 1) * 10 > (d->mask + 1) * 7) && tab_grow(d))
-		return 0;
-	e = slot_of(d, map->mod, vaddr);
-	if (!e->mod) {
-		/*
-		 * Go code: Go's own table first. It has the same names, lines and
-		 * inlined calls, and a lookup is a binary search, where DWARF's
-		 * scope walk goes through a Go package's whole (huge) CU. C code
-		 * linked into a Go binary (cgo) is not in it: DWARF then.
-		 */
-		n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
-		if (!n && dm->closed)
+	/*
+	 * Go code: Go's own table first. It has the same names, lines and
+	 * inlined calls, and a lookup is a binary search, where DWARF's scope
+	 * walk goes through a Go package's whole (huge) CU. C code linked into
+	 * a Go binary (cgo) is not in it: DWARF then.
+	 */
+	n = gosym_lines(map->mod, vaddr, tmp, MAX_CHAIN);
+	if (!n) {
+		if (dm->closed && !dm->job)
 			reopen_module(d, dm);
-		if (!n && dm->maybe_dwarf)
-			ensure_loaded(d, dm, true); /* loads once */
-		if (!n && dm->has_dwarf && dm->dwfl) {
-			n = chain_at(d, dm, vaddr, tmp);
-			dm->used_ns = mono_ns();
-			d->st.lookups++;
-			/* Ours, not libdw's: the Dwfl may close before the run ends. */
-			for (unsigned i = 0; i < n; i++) {
-				tmp[i].func = own(d, tmp[i].func);
-				tmp[i].file = own(d, tmp[i].file);
+		if (dwarf_due(dm) && !take_remote(d, dm, true)) {
+			/* Here and now: the caller waits (see debuginfo_busy() for those who must not). */
+			request(d, dm, vaddr);
+			while (dm->job)
+				take_job(d, dm, true);
+			if (d->tab && (e = slot_of(d, map->mod, vaddr))->mod && !e->asked) {
+				*lines = e->lines;
+				return e->n;
 			}
 		}
-		e->lines = n ? malloc(n * sizeof(*e->lines)) : NULL;
-		if (n && !e->lines)
-			return 0; /* not cached: ENOMEM now, maybe not later */
-		if (n)
-			memcpy(e->lines, tmp, n * sizeof(*e->lines));
-		e->mod = map->mod;
-		e->vaddr = vaddr;
-		e->n = n;
-		d->count++;
+		if (!dm->has_dwarf && !module_gopclntab(map->mod, &err))
+			return 0;
 	}
+	if (cache_put(d, map->mod, vaddr, tmp, n))
+		return 0; /* not cached: ENOMEM now, maybe not later */
+	e = slot_of(d, map->mod, vaddr);
 	*lines = e->lines;
 	return e->n;
 }
@@ -1605,6 +2011,35 @@ void debuginfo_trim(struct debuginfo *d)
 	}
 }
 
+/*
+ * Drop mod's placeholders (its job is cancelled: nothing will answer
+ * them, and the pointer may name another module later). Linear probing:
+ * the entries are put back without them.
+ */
+static void drop_asked(struct debuginfo *d, const struct module *mod)
+{
+	size_t i, cap = d->tab ? d->mask + 1 : 0, n = 0;
+	struct dentry *old = d->tab, *keep;
+
+	for (i = 0; i < cap; i++)
+		n += old[i].mod == mod && old[i].asked;
+	if (!n)
+		return;
+	keep = malloc(cap * sizeof(*keep));
+	if (!keep)
+		return; /* ENOMEM: they stay asked; debuginfo_busy() asks again */
+	memcpy(keep, old, cap * sizeof(*keep));
+	memset(d->tab, 0, cap * sizeof(*d->tab));
+	d->count = 0;
+	for (i = 0; i < cap; i++) {
+		if (!keep[i].mod || (keep[i].mod == mod && keep[i].asked))
+			continue;
+		*slot_of(d, keep[i].mod, keep[i].vaddr) = keep[i];
+		d->count++;
+	}
+	free(keep);
+}
+
 void debuginfo_forget_module(struct debuginfo *d, const struct module *mod)
 {
 	for (size_t i = 0; d && i < d->nmods; i++) {
@@ -1613,6 +2048,7 @@ void debuginfo_forget_module(struct debuginfo *d, const struct module *mod)
 		dmod_free(d, d->mods[i]);
 		d->mods[i] = d->mods[--d->nmods];
 		d->last = 0;
+		drop_asked(d, mod);
 		return;
 	}
 }

@@ -8,8 +8,15 @@
 #include <sys/resource.h>
 #include <time.h>
 
+/*
+ * The workers' stack: libdw recurses over a CU's nested DIEs in its scope
+ * walks, which debuginfo.c bounds at 4096 levels (well under 1 MB).
+ */
+#define WORKER_STACK (16u << 20)
+
 int worker_start(struct worker *w, pthread_mutex_t *mu, void *(*fn)(void *), void *arg)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
 	int rc;
 
@@ -30,7 +37,14 @@ int worker_start(struct worker *w, pthread_mutex_t *mu, void *(*fn)(void *), voi
 	sigdelset(&all, SIGFPE);
 	sigdelset(&all, SIGILL);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&w->thread, NULL, fn, arg);
+	/* A stack of known size whatever `ulimit -s` says (reserved, touched as used). */
+	if (pthread_attr_init(&attr) == 0) {
+		pthread_attr_setstacksize(&attr, WORKER_STACK);
+		rc = pthread_create(&w->thread, &attr, fn, arg);
+		pthread_attr_destroy(&attr);
+	} else {
+		rc = pthread_create(&w->thread, NULL, fn, arg);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;

@@ -48,6 +48,17 @@
 #include "pmutop/target/gopclntab.h"
 
 #define MAX_BUILD_ID 64 /* bytes; real ones are 8..20 */
+/*
+ * What module_add_debug_symbols() reads of a separate debug file's
+ * .symtab, on the session's thread: at most this many entries (libc's
+ * debug file has 10k; 2M took 1.8-2.6 s and 261 MB there, 256k is about
+ * a tenth of that), and this many bytes of names scanned and copied - a
+ * hostile .strtab whose names all run for a gigabyte would otherwise make
+ * each strlen() and each tie in the sort read it all again. A larger
+ * program's functions are still named by DWARF once their lines are read.
+ */
+#define DEBUG_SYMS_MAX (256u << 10)
+#define DEBUG_NAMES_MAX (64u << 20)
 
 struct segment {
 	uint64_t vaddr;
@@ -425,6 +436,15 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct symbol **out, size_t *nou
 	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (!data || !data->d_buf || entsz == 0)
 		return 0;
+	{
+		/* Names are C strings: a table not ending in one is corrupt. */
+		Elf_Scn *str = elf_getscn(elf, sh.sh_link);
+		Elf_Data *sd = str ? elf_getdata(str, NULL) : NULL;
+
+		if (!sd || !sd->d_buf || sd->d_size == 0 ||
+		    ((const char *)sd->d_buf)[sd->d_size - 1] != '\0')
+			return 0;
+	}
 	n = data->d_size / entsz;
 	if (n == 0)
 		return 0;
@@ -491,8 +511,9 @@ int module_add_debug_symbols(struct module *m, int fd)
 {
 	Elf *elf;
 	Elf_Scn *scn;
+	GElf_Shdr sh;
 	struct symbol *syms = NULL, *all;
-	size_t n = 0, len = 0, k = 0, i;
+	size_t n = 0, len = 0, k = 0, i, entsz;
 	char *names;
 	int err = 0;
 
@@ -502,10 +523,23 @@ int module_add_debug_symbols(struct module *m, int fd)
 	if (!elf)
 		return 0;
 	scn = elf_kind(elf) == ELF_K_ELF ? section_of_type(elf, SHT_SYMTAB) : NULL;
+	entsz = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (scn && gelf_getshdr(scn, &sh) && entsz && sh.sh_size / entsz > DEBUG_SYMS_MAX) {
+		elf_end(elf);
+		return -E2BIG;
+	}
 	if (scn)
 		err = read_symbols(elf, scn, &syms, &n);
-	for (i = 0; i < n; i++)
-		len += strlen(syms[i].name) + 1;
+	for (i = 0; i < n; i++) {
+		size_t l = strnlen(syms[i].name, DEBUG_NAMES_MAX - len);
+
+		if (l == DEBUG_NAMES_MAX - len) {
+			n = i; /* the names so far; the rest are skipped */
+			err = -E2BIG;
+			break;
+		}
+		len += l + 1;
+	}
 	names = n ? malloc(len) : NULL;
 	all = n ? realloc(m->syms, (m->nsyms + n) * sizeof(*all)) : NULL;
 	if (n && (!names || !all)) {
@@ -515,7 +549,7 @@ int module_add_debug_symbols(struct module *m, int fd)
 		err = -ENOMEM;
 		n = 0;
 	}
-	/* Names are copied: the debug file is not kept open for them. */
+	/* Names are copied (n of them in len bytes): the debug file is not kept open for them. */
 	for (i = 0; i < n; i++) {
 		size_t l = strlen(syms[i].name) + 1;
 
@@ -772,9 +806,12 @@ static int module_load_file(struct module_cache *c, struct module *m, const char
 	want.max_size = SIZE_MAX < SAFE_OPEN_MAX_SIZE ? SIZE_MAX : SAFE_OPEN_MAX_SIZE;
 	fd = safe_open(open_path, &want, &st);
 	if (fd < 0) {
-		/* Not there or not ours to read is normal; anything else is noted. */
+		/*
+		 * Not there, not ours to read, or the process gone (ESRCH from its
+		 * /proc/PID/root) is normal; anything else is noted.
+		 */
 		if (fd != -ENOENT && fd != -ENOTDIR && fd != -EACCES && fd != -EPERM &&
-		    c->nskipped++ == 0)
+		    fd != -ESRCH && c->nskipped++ == 0)
 			snprintf(c->skipped, sizeof(c->skipped), "%.400s: %s", open_path,
 				 safe_open_strerror(fd));
 		return -ENOENT;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# t_hostile_dwarf.sh - a debug file that takes seconds to load does not hold
-# up the end of a run (issue 17).
+# t_hostile_dwarf.sh - a debug file that takes seconds to load, or whose
+# lookups take seconds each, does not hold up the end of a run (issue 17).
 #
 # inline_hot, stripped, gets a separate debug file found by build-id under
 # a PMUTOP_DEBUGINFO_PATH directory: its own DWARF plus two million
@@ -14,15 +14,30 @@
 #   term      SIGTERM 1 s into sampling
 #   twice     SIGTERM, then SIGTERM again once pmutop has taken the first:
 #             the second cuts the wait for the load short
+# Then a second debug file for the same build, which loads at once (one CU,
+# its .debug_aranges entry, a small line table) but whose CU holds 40
+# million childless DIEs before the functions' DW_TAG_subprograms: each
+# address's dwarf_getscopes, and the walk back up from its scope, reads all
+# of them inside libdw (2-3 s of CPU per address; ~10 addresses sampled
+# here, 27 s when the lookups ran on the session's thread):
+#   lookup       --duration 1
+#   lookup_term  --duration 1, then one SIGTERM once pmutop says it waits
+#                for debug info: it cuts the wait short
+# and a third whose CU nests 300,000 lexical blocks around the functions
+# (5 MB): libdw's scope walk recursed once per level and overflowed the
+# stack, killing pmutop (SIGSEGV, no profile):
+#   deep         --duration 1: status 0, file:line from the line table,
+#                and the summary names the file skipped for inlined frames
 # Each time pmutop ends with status 0, writes a profile `go tool pprof`
 # reads with the target's function names, leaves the target running and
 # untraced, and says that locations were written without file:line - the
-# load still running after the 10 s pmutop waits for loads at the end
-# ("still loading"), or cut short ("interrupted"): which also shows that the
-# file was slow to load in this run, so the time bound tested something.
+# DWARF still being read after the 10 s pmutop waits at the end ("still
+# being read"), or cut short ("interrupted"): which also shows that the
+# file was slow to read in this run, so the time bound tested something;
+# for the second file, as many as the profile has without a line.
 # The bound: 18 s after the stop (10 s of waiting, the rest for a loaded VM
 # and ASan: 3.4 s measured at load 8, 7.4 s for ASan at load 24), where the
-# load alone needs 17 s of CPU.
+# load alone needs 17 s of CPU; 5 s from the SIGTERM that cuts the wait.
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl inline_hot
@@ -131,7 +146,7 @@ wait_started "$TP"
 t0=$(now)
 PM_TIMEOUT=100 run_pmutop duration -p "$TP" -e task-clock --duration 1 --dump duration.pb.gz
 within duration "$t0" $((1 + BOUND))
-profile_ok duration "$RC" "still loading after"
+profile_ok duration "$RC" "still being read after"
 target_ok duration "$TP"
 
 # 2. SIGTERM 1 s into sampling (no --duration).
@@ -156,11 +171,138 @@ for name in term twice; do
 	RC=$?
 	within "$name" "$t0" "$BOUND"
 	if [[ $name == term ]]; then
-		profile_ok "$name" "$RC" "still loading after"
+		profile_ok "$name" "$RC" "still being read after"
 	else
 		profile_ok "$name" "$RC" "interrupted while reading debug info"
 	fi
 	target_ok "$name" "$TP"
 done
+
+# The other files: own.debug's sections but for the DWARF, one CU made here.
+NFILL=40000000
+NDEEP=300000
+CUT=5 # seconds from the SIGTERM that cuts the final wait to the end
+nm --defined-only -S split/inline_hot | awk '$3 ~ /^[tT]$/ && NF >= 4' >syms.txt
+[[ -s syms.txt ]] || fail "no function symbols in inline_hot"
+
+# one_cu DIR MODE N: DIR/.build-id/xx/rest.debug with one CU over inline_hot's
+# functions, before them N childless DIEs (MODE wide) or N nested lexical
+# blocks around them (MODE deep).
+one_cu() {
+	local t0 out=$1/.build-id/${BID:0:2}/${BID:2}.debug
+	mkdir -p "$(dirname "$out")"
+	t0=$(now)
+	python3 - "$2" "$3" <<-'EOF' || fail "cannot generate the $2 CU"
+import struct, sys
+mode, nfill = sys.argv[1], int(sys.argv[2])
+syms = sorted((int(a, 16), int(sz, 16), name)
+              for a, sz, _, name in (l.split()[:4] for l in open("syms.txt")))
+lo, hi = syms[0][0], max(a + s for a, s, _ in syms)
+def sleb(v):
+    out = bytearray()
+    while True:
+        b, v = v & 0x7f, v >> 7
+        if (v == 0 and not b & 0x40) or (v == -1 and b & 0x40):
+            return bytes(out + bytes([b]))
+        out.append(b | 0x80)
+# abbreviations: 1 DW_TAG_compile_unit with children (name string, language data1,
+# low_pc addr, high_pc data8, stmt_list sec_offset); 2 DW_TAG_variable, no children,
+# no attributes (one byte per DIE); 3 DW_TAG_subprogram (name, low_pc, high_pc);
+# 4 DW_TAG_lexical_block with children (low_pc, high_pc)
+abbrev = bytes([1, 0x11, 1, 0x03, 0x08, 0x13, 0x0b, 0x11, 0x01, 0x12, 0x07, 0x10, 0x17, 0, 0,
+                2, 0x34, 0, 0, 0,
+                3, 0x2e, 0, 0x03, 0x08, 0x11, 0x01, 0x12, 0x07, 0, 0,
+                4, 0x0b, 1, 0x11, 0x01, 0x12, 0x07, 0, 0, 0])
+body = bytearray([1]) + b"hot.c\0" + bytes([0x0c]) + struct.pack("<QQI", lo, hi - lo, 0)
+if mode == "wide":
+    body += b"\x02" * nfill
+else:
+    body += (bytes([4]) + struct.pack("<QQ", lo, hi - lo)) * nfill
+for a, s, name in syms:
+    body += bytes([3]) + name.encode() + b"\0" + struct.pack("<QQ", a, max(s, 1))
+body += b"\0" * (1 if mode == "wide" else nfill + 1)
+info = struct.pack("<IHIB", 7 + len(body), 4, 0, 8) + body                 # DWARF 4 CU header
+aranges = struct.pack("<IHIBB4xQQQQ", 44, 2, 0, 8, 0, lo, hi - lo, 0, 0)
+# line table v4: min_inst 1, max_ops 1, default_is_stmt, line_base -5, line_range 14,
+# opcode_base 13; no include directory; one file; a row at each function's start
+hdr = bytes([1, 1, 1, 0xfb, 14, 13, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1]) + b"\0hot.c\0\0\0\0\0"
+prog, line = bytearray(), 1
+for k, (a, s, name) in enumerate(syms):
+    prog += bytes([0, 9, 2]) + struct.pack("<Q", a) + bytes([3]) + sleb(10 * (k + 1) - line) + bytes([1])
+    line = 10 * (k + 1)
+prog += bytes([0, 9, 2]) + struct.pack("<Q", hi) + bytes([0, 1, 1])
+lp = struct.pack("<HI", 4, len(hdr)) + hdr + prog
+for n, b in (("info", info), ("abbrev", abbrev), ("aranges", aranges),
+             ("line", struct.pack("<I", len(lp)) + lp)):
+    open(n + ".bin", "wb").write(b)
+EOF
+	objcopy --update-section .debug_info=info.bin --update-section .debug_abbrev=abbrev.bin \
+		--update-section .debug_aranges=aranges.bin --update-section .debug_line=line.bin \
+		own.debug "$out" || fail "objcopy --update-section failed ($2 CU)"
+	rm -f info.bin abbrev.bin aranges.bin line.bin
+	info "debug file: one CU, $3 DIEs $2, $(( $(stat -c %s "$out") / 1000000 )) MB, made in $(elapsed "$t0") s"
+}
+one_cu dbg2 wide "$NFILL"
+one_cu dbg3 deep "$NDEEP"
+export PMUTOP_DEBUGINFO_PATH=:.debug:$T/dbg2
+
+# lines_counted NAME: the summary's count of locations without file:line is
+# the profile's: inline_hot's locations with line 0 (nothing else has DWARF here).
+lines_counted() {
+	local said got
+	said=$(grep -oE '[0-9]+ locations written without file:line' "$1.err" | awk '{ print $1 }')
+	pprof -raw "$1.pb.gz" >"$1.raw" 2>&1 || { show "$1.raw"; fail "$1: pprof -raw failed"; }
+	grep -qE '^1: .*/inline_hot ' "$1.raw" || { show "$1.raw"; fail "$1: mapping 1 is not inline_hot"; }
+	got=$(awk '/^Locations/ { f = 1; next } /^Mappings/ { f = 0 } f && / M=1 / && /:0 s=/' \
+		"$1.raw" | wc -l)
+	(( ${said:-0} > 0 && said == got )) ||
+		{ show "$1.raw"; fail "$1: the summary says '$said' locations lack file:line, the profile has $got"; }
+	info "$1: $got of inline_hot's locations without file:line, as the summary says"
+}
+
+# 4. --duration 1: the lookups run past the final wait.
+t0=$(now)
+PM_TIMEOUT=200 run_pmutop lookup -p "$TP" -e task-clock --duration 1 --dump lookup.pb.gz
+within lookup "$t0" $((1 + BOUND))
+profile_ok lookup "$RC" "still being read after"
+lines_counted lookup
+target_ok lookup "$TP"
+
+# 5. --duration 1, then one SIGTERM once pmutop says it waits for the lookups.
+info "\$ pmutop -p $TP -e task-clock --duration 1 --dump lookup_term.pb.gz   (one SIGTERM once it waits for debug info)"
+env --default-signal=TERM "$PMUTOP" -p "$TP" -e task-clock --duration 1 --dump lookup_term.pb.gz \
+	>lookup_term.out 2>lookup_term.err &
+PM=$!
+E2E_BG_PIDS+=("$PM")
+for _ in $(seq 300); do
+	grep -qs 'waiting up to' lookup_term.err && break
+	kill -0 "$PM" 2>/dev/null || break
+	sleep 0.1
+done
+grep -q 'waiting up to' lookup_term.err ||
+	{ show lookup_term.err; fail "lookup_term: pmutop did not say it waits for debug info"; }
+t0=$(now)
+kill -TERM "$PM"
+wait "$PM"
+RC=$?
+within lookup_term "$t0" "$CUT"
+profile_ok lookup_term "$RC" "interrupted while reading debug info"
+lines_counted lookup_term
+target_ok lookup_term "$TP"
+
+# 6. --duration 1 with the deep CU: libdw's scope walk recursed once per
+# level and overflowed the stack (pmutop died of SIGSEGV, no profile);
+# now that CU's scopes are not walked, its lines still read, and it is said.
+export PMUTOP_DEBUGINFO_PATH=:.debug:$T/dbg3
+t0=$(now)
+PM_TIMEOUT=100 run_pmutop deep -p "$TP" -e task-clock --duration 1 --dump deep.pb.gz
+within deep "$t0" $((1 + BOUND))
+(( RC == 0 )) || { show deep.err; fail "deep: pmutop exited with status $RC"; }
+pprof -raw deep.pb.gz >deep.raw 2>&1 || { show deep.raw; fail "deep: pprof -raw failed"; }
+grep -qE ' M=1 outer_caller hot\.c:[1-9]' deep.raw ||
+	{ show deep.raw; fail "deep: outer_caller has no file:line from the line table"; }
+grep -q 'nests DIEs deeper than' deep.err || { show deep.err; fail "deep: the summary does not say what it skipped"; }
+info "deep: $(grep -o 'skipped [0-9]* unsafe target file.*' deep.err)"
+target_ok deep "$TP"
 kill "$TP"
-pass "a debug file of $NCU compile units: --duration 1 and SIGTERM end on time with a profile, target untouched"
+pass "debug files of $NCU compile units, of one CU of $NFILL DIEs, of $NDEEP nested: --duration 1 and SIGTERM end on time with a profile, target untouched"

@@ -365,6 +365,85 @@ static void test_loader_handover(void **state)
 }
 
 /*
+ * Lookups run on the loader too (issue 17): once the module is loaded, an
+ * address not looked up yet is busy - its lookup queued, the session's
+ * thread never inside libdw - and those asked while the job waits in the
+ * queue join it. The answers, taken by debuginfo_busy(),
+ * are those of a debuginfo without a loader. A debuginfo freed while its
+ * lookups are queued or running leaves nothing behind (ASan).
+ */
+static void test_loader_lookups(void **state)
+{
+	struct fixture *f = *state;
+	uintptr_t start = (uintptr_t)&outer_fn, pc;
+	const struct mapping *map = maps_find(f->maps, start);
+	struct debuginfo *plain = debuginfo_new(getpid(), true), *other;
+	const struct src_line *l, *want;
+	unsigned n, nwant, asked = 0;
+
+	assert_non_null(map);
+	assert_non_null(plain);
+	if (debuginfo_lookup(plain, map, start, &want) == 0) {
+		debuginfo_free(plain);
+		skip(); /* built without -g */
+	}
+	f->loader = dwarf_loader_new();
+	assert_non_null(f->loader);
+	debuginfo_set_loader(f->dbg, f->loader);
+	/* Load the module (and look up start). */
+	assert_true(debuginfo_busy(f->dbg, map, start));
+	assert_int_equal(dwarf_loader_wait(f->loader, 0, NULL, NULL), 0);
+	assert_false(debuginfo_busy(f->dbg, map, start));
+	/* Held: the first address starts a job, the next ones join it or wait for the next. */
+	dwarf_loader_hold(f->loader, true);
+	for (pc = start + 1; pc < start + 16; pc++) {
+		assert_true(debuginfo_busy(f->dbg, map, pc));
+		asked++;
+	}
+	assert_int_equal(dwarf_loader_pending(f->loader), 1);
+	assert_true(debuginfo_busy(f->dbg, map, start + 1)); /* asked: still busy */
+	assert_int_equal(dwarf_loader_pending(f->loader), 1);
+	dwarf_loader_hold(f->loader, false);
+	/* Taken, and what was left over (slices) asked again, until all are in. */
+	for (int round = 0; round < 100; round++) {
+		bool busy = false;
+
+		assert_int_equal(dwarf_loader_wait(f->loader, 0, NULL, NULL), 0);
+		for (pc = start + 1; pc < start + 1 + asked; pc++)
+			busy |= debuginfo_busy(f->dbg, map, pc);
+		if (!busy)
+			break;
+	}
+	for (pc = start + 1; pc < start + 1 + asked; pc++) {
+		assert_false(debuginfo_busy(f->dbg, map, pc));
+		nwant = debuginfo_lookup(plain, map, pc, &want);
+		n = debuginfo_lookup(f->dbg, map, pc, &l);
+		assert_int_equal(n, nwant);
+		for (unsigned i = 0; i < n; i++) {
+			assert_int_equal(l[i].line, want[i].line);
+			if (want[i].func)
+				assert_string_equal(l[i].func, want[i].func);
+			if (want[i].file)
+				assert_string_equal(l[i].file, want[i].file);
+		}
+	}
+	assert_int_equal(dwarf_loader_pending(f->loader), 0);
+
+	/* Freed with its load and lookups queued behind a held job. */
+	other = debuginfo_new(getpid(), true);
+	assert_non_null(other);
+	debuginfo_set_loader(other, f->loader);
+	dwarf_loader_hold(f->loader, true);
+	assert_true(debuginfo_busy(other, map, start));
+	assert_true(debuginfo_busy(other, map, start + 1));
+	debuginfo_free(other);
+	assert_int_equal(dwarf_loader_pending(f->loader), 0);
+	dwarf_loader_hold(f->loader, false);
+	assert_int_equal(dwarf_loader_wait(f->loader, 0, NULL, NULL), 0);
+	debuginfo_free(plain);
+}
+
+/*
  * A module evicted (debuginfo_forget_module) or a debuginfo freed while
  * its load runs or waits in the queue: the load no longer counts, the
  * worker frees what it built (ASan: no leak, no use after free), and the
@@ -427,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_merge_waits),
 		cmocka_unit_test_setup_teardown(test_loader_handover, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loader_lookups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loader_cancel, setup, teardown),
 	};
 

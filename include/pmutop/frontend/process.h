@@ -159,10 +159,12 @@ int process_table_fetch_wait(struct process_table *t, FILE *progress, unsigned m
 			     bool (*stop)(void *arg), void *arg);
 
 /*
- * Wait for the DWARF loads in flight (debuginfo.h: dwarf_loader_wait; at
- * most max_ms, 0 = no limit; -EINTR when stop said so, -ETIMEDOUT after
- * max_ms: those loads go on, their lookups stay pending). Loads start when
- * lines are first wanted from a module. process_table_loading() counts them.
+ * Wait for the DWARF jobs in flight - loads and lookups (debuginfo.h:
+ * dwarf_loader_wait; at most max_ms, 0 = no limit; -EINTR when stop said
+ * so, -ETIMEDOUT after max_ms: those jobs go on, their lookups stay
+ * pending). Jobs start when lines are wanted (the aggregate's line
+ * resolution asks debuginfo_busy()), and the answers are taken the same
+ * way: resolve, wait, resolve again. process_table_loading() counts them.
  */
 int process_table_load_wait(struct process_table *t, unsigned max_ms, bool (*stop)(void *arg),
 			    void *arg);

@@ -45,8 +45,9 @@ void debuginfo_free(struct debuginfo *d);
 /*
  * The inline chain at runtime address addr of map (map->mod set): lines
  * innermost first, the function that holds the code last. Loads the
- * module's DWARF first if needed, or waits for its loader (see
- * debuginfo_busy() for callers that must not wait). Returns the
+ * module's DWARF first if needed and looks addr up, here or - with a
+ * loader - on its thread, waiting for it (see debuginfo_busy() for
+ * callers that must not wait). Returns the
  * number of entries (0: no debug info for addr) and points *lines at them;
  * the entries live until the next debuginfo_trim(), their strings until
  * debuginfo_free(). Never fails loudly: no debug info, a corrupt file or
@@ -74,48 +75,54 @@ void debuginfo_set_fetcher(struct debuginfo *d, struct dfd_fetcher *f);
 
 /*
  * Whether a lookup of addr in map would block now: the module still waits
- * for debuginfod's answer (the network), or - with a loader - its DWARF is
- * not loaded yet, which this starts on the loader's thread. Callers that
- * must not block (the aggregate's line resolution) leave such locations
- * pending and ask again later. Takes what has come meanwhile (the module's
- * names from a fetched debug file's .symtab, too). Addresses already looked
- * up, and Go code its own table covers, are never busy.
+ * for debuginfod's answer (the network), or - with a loader - addr has not
+ * been looked up yet: this asks the loader's thread to (loading the
+ * module's DWARF first if needed), in batches per module, and says busy
+ * until the answer is taken. Callers that must not block (the aggregate's
+ * line resolution) leave such locations pending and ask again later.
+ * Takes what has come meanwhile (answers, the module's names from a
+ * fetched debug file's .symtab). Addresses already looked up, Go code its
+ * own table covers, and modules without DWARF are never busy.
  */
 bool debuginfo_busy(struct debuginfo *d, const struct mapping *map, uint64_t addr);
 
 /*
- * A thread that loads modules' DWARF off the session's thread (issue 17).
+ * A thread that reads modules' DWARF off the session's thread (issue 17).
  * Loading one module - the CRC of a debug file found by name, libdw's open
- * of the DWARF, the address index over every CU - takes as long as the
- * target's files make it (seconds for a debug file of a million CUs, up to
- * the 4 GiB file cap) and libdw cannot be interrupted; on a thread of its
- * own it holds up neither the ring buffers nor the end of a run. One per
- * session's process table, shared by its debuginfos; the thread runs while
- * there are loads queued (one at a time) and ends when there are none.
- * Without a loader a debuginfo loads where debuginfo_lookup() needs it.
- * NULL on ENOMEM.
+ * of the DWARF, the address index over every CU - and looking addresses
+ * up in it - a CU's line table, its DIE tree - take as long as the
+ * target's files make them (seconds for a debug file of a million CUs, or
+ * per address in a CU of millions of DIEs, up to the 4 GiB file cap) and
+ * libdw cannot be interrupted; on a thread of its own that holds up
+ * neither the ring buffers nor the end of a run. One per session's process
+ * table, shared by its debuginfos; the thread runs while there are jobs
+ * (a module's load and/or lookups) queued, one at a time, and ends when
+ * there are none. Without a loader a debuginfo does both where
+ * debuginfo_lookup() needs them. NULL on ENOMEM.
  */
 struct dwarf_loader;
 struct dwarf_loader *dwarf_loader_new(void);
 /*
- * After every debuginfo that used l is freed (their loads are cancelled).
- * Never waits for a load inside libdw: the thread finishes it, frees it and
+ * After every debuginfo that used l is freed (their jobs are cancelled).
+ * Never waits for a job inside libdw: the thread finishes it, frees it and
  * then l. NULL is a no-op.
  */
 void dwarf_loader_free(struct dwarf_loader *l);
-/* Loads go to l from now on (NULL: none). l must outlive d. */
+/* Loads and lookups go to l from now on (NULL: none). l must outlive d. */
 void debuginfo_set_loader(struct debuginfo *d, struct dwarf_loader *l);
 /*
- * Wait until no load is queued or running (cancelled ones do not count).
+ * Wait until no job is queued or running (cancelled ones do not count).
  * stop (may be NULL) is asked about every 50 ms: -EINTR when it says so;
- * -ETIMEDOUT after max_ms (0: no limit); else 0. The loads go on either
- * way; their modules' lookups stay busy until they are done.
+ * -ETIMEDOUT after max_ms (0: no limit); else 0. The jobs go on either
+ * way; their addresses stay busy until they are done and taken (a done
+ * job's leftovers and the addresses asked meanwhile start the next job
+ * when taken: wait, take, and wait again).
  */
 int dwarf_loader_wait(struct dwarf_loader *l, unsigned max_ms, bool (*stop)(void *arg),
 		      void *arg);
-/* Loads queued or running (0 for NULL). */
+/* Jobs (loads, lookups) queued or running (0 for NULL). */
 unsigned dwarf_loader_pending(struct dwarf_loader *l);
-/* Tests: while held, a load taken off the queue waits before it runs. */
+/* Tests: while held, a job taken off the queue waits before it runs. */
 void dwarf_loader_hold(struct dwarf_loader *l, bool hold);
 
 /*

@@ -7,8 +7,10 @@
  * session's thread (it reads them from a signalfd), except the ones a
  * fault raises in the worker itself - blocked, a SIGBUS from a mapped file
  * truncated under the worker would kill pmutop instead of reaching
- * module.c's handler; and the worker runs five nice levels below the
- * thread that started it, which drains the ring buffers (session.c).
+ * module.c's handler; the worker runs five nice levels below the thread
+ * that started it, which drains the ring buffers (session.c); and it has
+ * a 16 MiB stack whatever `ulimit -s` says, for libdw's recursive scope
+ * walks (debuginfo.c bounds their depth).
  */
 #ifndef PMUTOP_SYMBOLS_WORKER_H
 #define PMUTOP_SYMBOLS_WORKER_H

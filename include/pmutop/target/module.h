@@ -178,7 +178,10 @@ int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, ui
  * stripped of its own .symtab: module_symbolize() then names what only
  * the debug file knows (static functions, libc's internal ones). Names are
  * copied; fd stays the caller's. A no-op when the module has a .symtab or
- * took one already, or the file has none. 0 or -ENOMEM.
+ * took one already, or the file has none. Bounded (issue 17: it runs on
+ * the session's thread): a .symtab of more than 256k entries is not read
+ * and only the first 64 MiB of names are taken - both -E2BIG, the latter
+ * with those names taken. 0, -E2BIG or -ENOMEM.
  */
 int module_add_debug_symbols(struct module *m, int fd);
 
