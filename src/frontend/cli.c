@@ -252,6 +252,17 @@ static int h_refresh(struct cli_ctx *c, const struct cli_option *opt, const char
 	return 0;
 }
 
+static int h_debuginfo_wait(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_seconds(arg, 0, true, 3600, &c->o->debuginfo_wait)) {
+		snprintf(c->err, c->errlen, "invalid debug info wait \"%s\" "
+			 "(expected seconds from 0 to 3600, e.g. 10 or 0.5)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int h_stack_size(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	if (h_unsigned(c, opt, arg))
@@ -557,6 +568,11 @@ static const struct cli_option opts_table[] = {
 	  .help = "instead of the table, list FUNCTION's instructions with each recorded "
 		  "event's share per instruction, source lines and CPI~ per basic block (with "
 		  "--load, or at the end of a recording)" },
+	{ .name = "debuginfo-wait", .arg = "SEC", .handle = h_debuginfo_wait,
+	  .group = CLI_GROUP_STACKS, .verbs = SAMPLING,
+	  .help = "at the end, wait at most SEC for debug info still being read (a huge "
+		  "debug file; default 10, 2 in the live view; 0: not at all): what is not "
+		  "read by then is written without file:line" },
 	{ .name = "no-debuginfod", .handle = h_flag, .off = F(no_debuginfod),
 	  .group = CLI_GROUP_STACKS,
 	  .help = "never fetch debug files or binaries from the debuginfod servers named in "
@@ -808,6 +824,7 @@ void cli_defaults(struct pmutop_opts *o)
 		.stack_size = DEFAULT_STACK_SIZE,
 		.max_depth = DEFAULT_MAX_DEPTH,
 		.refresh = DEFAULT_REFRESH,
+		.debuginfo_wait = -1,
 		.http_max_seconds = 300,
 	};
 }

@@ -1646,7 +1646,7 @@ static int resolve_pass(struct session *s, uint64_t budget)
  * (debuginfo.h: the DWARF loads and the lookups both run there) and queues
  * the addresses still to look up; then a wait for those jobs, and again,
  * while locations are pending - FINAL_LOAD_WAIT_MS in all at most
- * (--http: its final budget), cut short by a second signal. A module still
+ * (--debuginfo-wait; --http: its final budget), cut short by a second signal. A module still
  * being read then (a huge or hostile debug file: libdw cannot be
  * interrupted) is written without file:line, and the summary says how
  * many locations lack it.
@@ -1655,6 +1655,7 @@ static void final_lines(struct session *s)
 {
 	uint64_t budget = s->final_lines_ns; /* 0: all (batch) */
 	unsigned busy = 0, wait_ms = budget ? (unsigned)(budget / 1000000)
+			       : s->o->debuginfo_wait >= 0 ? (unsigned)(s->o->debuginfo_wait * 1000)
 			       : s->o->live_view ? FINAL_LOAD_WAIT_LIVE_MS : FINAL_LOAD_WAIT_MS;
 	uint64_t start = now_ns(CLOCK_MONOTONIC), spent_ms;
 	bool said = false;

@@ -91,6 +91,8 @@ struct pmutop_opts {
 	bool top;                /* --top: the live view even with --dump */
 	bool no_tui;             /* --no-tui: never the live view */
 	double refresh;          /* --refresh SEC: live view interval (default 1) */
+	double debuginfo_wait;   /* --debuginfo-wait SEC: the end's wait for debug info still
+	                            being read; < 0: the default (10 s, live view 2 s) */
 	const char *load;        /* --load FILE: show a saved pprof profile */
 	const char *annotate;    /* --annotate FUNC: its instruction listing instead of the table */
 	enum dump_format format; /* --format pprof|folded|html, else from --dump's extension */
