@@ -30,23 +30,24 @@ failed_names=() skipped_names=() times=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	echo "=== $name"
+	t0=$SECONDS
 	if [[ ! -f $t ]]; then
 		echo "no such test: $t"
 		rc=1
 	else
-		t0=$SECONDS
 		timeout -k 10 "$TIMEOUT" bash "$t" 2>&1
 		rc=$?
 		times+=("$((SECONDS - t0)) $name")
 	fi
+	took="($((SECONDS - t0)) s)"
 	case $rc in
 	0)
 		passed=$((passed + 1))
-		echo "--- PASS $name" ;;
+		echo "--- PASS $name $took" ;;
 	77)
 		skipped=$((skipped + 1))
 		skipped_names+=("$name")
-		echo "--- SKIP $name" ;;
+		echo "--- SKIP $name $took" ;;
 	124 | 137)
 		failed=$((failed + 1))
 		failed_names+=("$name")
@@ -54,7 +55,7 @@ for t in "${tests[@]}"; do
 	*)
 		failed=$((failed + 1))
 		failed_names+=("$name")
-		echo "--- FAIL $name (exit status $rc)" ;;
+		echo "--- FAIL $name (exit status $rc) $took" ;;
 	esac
 done
 
