@@ -2,12 +2,13 @@
  * stacks.c - `pmutop --stacks -p PID [--json]`: where is every thread now?
  *
  * For each thread in turn: PTRACE_SEIZE, PTRACE_INTERRUPT, wait for the
- * stop, PTRACE_GETREGSET, one process_vm_readv of its stack, unwind with
- * the sampling engines' unwinder (unwind.c), symbolize (symbolize.c) and
- * add file:line and inlined calls from DWARF (debuginfo.c), then
- * PTRACE_DETACH. The thread is stopped only
- * for its own look (tens of microseconds to a few ms on first use of a
- * module); the others run meanwhile. A signal that arrives for the thread
+ * stop, PTRACE_GETREGSET, one process_vm_readv of its stack, PTRACE_DETACH;
+ * then, with the thread running again, unwind the copy with the sampling
+ * engines' unwinder (unwind.c), symbolize (symbolize.c) and add file:line
+ * and inlined calls from DWARF (debuginfo.c). The thread is stopped only
+ * for its registers and stack (tens of microseconds), never while a
+ * module is parsed or a debug file read (libdw: seconds for a huge or
+ * hostile one; issue 17); the others run meanwhile. A signal that arrives for the thread
  * while it is stopped is passed on at the detach, a group-stopped thread
  * stays stopped.
  *
@@ -28,6 +29,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <time.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -48,6 +50,8 @@
 #include "pmutop/unwind/unwind.h"
 
 #define STACK_COPY (64 * 1024)
+/* file:line of the frames shown: at most this long for the loader (--debuginfo-wait). */
+#define STACKS_LINES_WAIT_MS 10000
 #define STOP_TIMEOUT_MS 2000
 
 struct st_frame {
@@ -116,18 +120,38 @@ static bool quit_pending(struct ctx *c)
 	return false;
 }
 
-static void unwind_thread(struct ctx *c, struct st_thread *th, const struct user_regs_struct *regs)
+/* A frame whose lines were asked and that has none (f->src set, nsrc 0). */
+static const struct src_line no_lines;
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool stop_waiting(void *arg)
+{
+	return quit_pending(arg);
+}
+
+/*
+ * Unwind and name a thread from its registers and the copy of its stack
+ * (got bytes in c->stack), taken while it was stopped; it runs again by
+ * now. The names' file:line may wait for a debug file to be read (libdw,
+ * seconds for a huge or hostile one): never with the thread stopped.
+ */
+static void unwind_thread(struct ctx *c, struct st_thread *th, const struct user_regs_struct *regs,
+			  size_t got)
 {
 	struct perf_sample ps;
-	size_t got = 0;
 	unsigned n;
 
 	memset(&ps, 0, sizeof(ps));
 	pt_regs_to_sample(regs, &ps);
 	ps.pid = (uint32_t)c->pid;
 	ps.tid = (uint32_t)th->tid;
-	if (pt_read_stack(c->pid, regs->rsp, c->stack, STACK_COPY, &got))
-		got = 0;
 	ps.stack = c->stack;
 	ps.stack_size = got;
 	n = unwinder_unwind(c->unw, &ps, c->ips, c->max_depth, &th->outcome);
@@ -141,13 +165,56 @@ static void unwind_thread(struct ctx *c, struct st_thread *th, const struct user
 		struct st_frame *f = &th->frames[i];
 		f->ip = c->ips[i];
 		f->f = c->fr[i];
-		if (f->f.map && f->f.map->mod && f->f.map->dbg)
-			f->nsrc = debuginfo_lookup(f->f.map->dbg, f->f.map, f->f.addr, &f->src);
-		/* No ELF symbol (a local one of a stripped library): DWARF may know it. */
-		if (!f->f.func && f->nsrc && f->src[f->nsrc - 1].func)
-			f->f.func = f->src[f->nsrc - 1].func;
 	}
 	th->nframes = n;
+}
+
+/*
+ * file:line and inlined calls of every frame shown, from the loader's
+ * thread (debuginfo_busy() asks, the answers come in batches): after all
+ * threads were looked at, and for --debuginfo-wait (10 s) at most, so a
+ * huge or hostile debug file neither stops a thread nor holds the output
+ * up. Returns how many frames still wait (shown without file:line), or
+ * -EINTR on a quit signal.
+ */
+static long frame_lines(struct ctx *c, struct process_table *procs, struct st_proc *ps,
+			size_t nps, unsigned wait_ms)
+{
+	uint64_t start = mono_ms();
+	long busy;
+
+	for (;;) {
+		uint64_t spent;
+
+		busy = 0;
+		for (size_t k = 0; k < nps; k++)
+			for (size_t i = 0; i < ps[k].nts; i++)
+				for (size_t j = 0; j < ps[k].ts[i].nframes; j++) {
+					struct st_frame *f = &ps[k].ts[i].frames[j];
+					const struct mapping *m = f->f.map;
+
+					if (f->src || !m || !m->mod || !m->dbg)
+						continue;
+					if (debuginfo_busy(m->dbg, m, f->f.addr)) {
+						busy++;
+						continue;
+					}
+					/* Answered: the lookup takes it from the cache. */
+					f->nsrc = debuginfo_lookup(m->dbg, m, f->f.addr, &f->src);
+					if (!f->src)
+						f->src = &no_lines; /* asked: none */
+					/* No ELF symbol (a local one of a stripped library): DWARF may. */
+					if (!f->f.func && f->nsrc && f->src[f->nsrc - 1].func)
+						f->f.func = f->src[f->nsrc - 1].func;
+				}
+		spent = mono_ms() - start;
+		if (!busy || spent >= wait_ms)
+			return busy;
+		if (process_table_load_wait(procs, (unsigned)(wait_ms - spent < 100 ? wait_ms - spent
+										: 100),
+					    stop_waiting, c) == -EINTR)
+			return -EINTR;
+	}
 }
 
 /*
@@ -159,6 +226,7 @@ static int look(struct ctx *c, struct st_thread *th, char *err, size_t errlen)
 {
 	struct user_regs_struct regs;
 	struct pt_stop st;
+	size_t got = 0;
 	int status, r;
 
 	th->state = pt_thread_state(c->pid, th->tid);
@@ -203,12 +271,17 @@ static int look(struct ctx *c, struct st_thread *th, char *err, size_t errlen)
 		th->gone = true;
 		return 0;
 	}
-	if (pt_get_regs(th->tid, &regs) == 0)
-		unwind_thread(c, th, &regs);
-	else
+	if (pt_get_regs(th->tid, &regs) != 0) {
 		snprintf(th->error, sizeof(th->error), "cannot read its registers: %s",
 			 strerror(errno));
+		pt_detach(th->tid, &st);
+		return 0;
+	}
+	/* Registers and stack while stopped; the rest once it runs again. */
+	if (pt_read_stack(c->pid, regs.rsp, c->stack, STACK_COPY, &got))
+		got = 0;
 	pt_detach(th->tid, &st);
+	unwind_thread(c, th, &regs, got);
 	return 0;
 }
 
@@ -601,6 +674,16 @@ int stacks_run(const struct pmutop_opts *o)
 				p->gone = true;
 			err[0] = 0;
 		}
+	}
+	if (!quit_pending(&c)) {
+		unsigned wait_ms = o->debuginfo_wait >= 0 ? (unsigned)(o->debuginfo_wait * 1000)
+							  : STACKS_LINES_WAIT_MS;
+		long waiting = frame_lines(&c, procs, ps, nps, wait_ms);
+
+		if (waiting > 0 && !o->quiet)
+			fprintf(stderr, "pmutop: debug info still being read after %.1f s: %ld "
+				"frame%s shown without file:line (--debuginfo-wait SEC waits longer)\n",
+				wait_ms / 1000.0, waiting, waiting == 1 ? "" : "s");
 	}
 	if (quit_pending(&c)) {
 		fprintf(stderr, "pmutop: %s: stopped; all threads released\n",

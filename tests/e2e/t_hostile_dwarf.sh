@@ -23,6 +23,8 @@
 #   lookup       --duration 1 --debuginfo-wait 2
 #   lookup_term  --duration 1, then one SIGTERM once pmutop says it waits
 #                for debug info: it cuts the wait short
+#   stacks       --stacks --debuginfo-wait 2: the target runs while its
+#                lookups are read, and the frames wait 2 s at most
 # and a third whose CU nests 300,000 lexical blocks around the functions
 # (5 MB): libdw's scope walk recursed once per level and overflowed the
 # stack, killing pmutop (SIGSEGV, no profile):
@@ -298,7 +300,28 @@ profile_ok lookup_term "$RC" "interrupted while reading debug info"
 lines_counted lookup_term
 target_ok lookup_term "$TP"
 
-# 6. --duration 1 with the deep CU: libdw's scope walk recursed once per
+# 6. --stacks asks the same lookups. Each thread is stopped only for its
+# registers and stack, and the lines wait --debuginfo-wait at most: before,
+# the target stayed stopped while libdw read (34 s, 0.14 s of its CPU
+# meanwhile) and --stacks took as long as the lookups (34-52 s).
+cpu_of() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat"; }
+c0=$(cpu_of "$TP")
+t0=$(now)
+PM_TIMEOUT=100 run_pmutop stacks --stacks --debuginfo-wait "$SHORT" -p "$TP"
+took=$(elapsed "$t0")
+c1=$(cpu_of "$TP")
+(( RC == 0 )) || { show stacks.err; fail "stacks: pmutop exited with status $RC"; }
+grep -q outer_caller stacks.out || { show stacks.out; fail "stacks: no outer_caller in the stacks"; }
+grep -qE "still being read after $SHORT.0 s: [0-9]+ frames? shown without file:line" stacks.err ||
+	{ show stacks.err; fail "stacks: no note of the frames shown without file:line"; }
+within stacks "$t0" "$SHORT_BOUND"
+ran=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')
+info "stacks: --stacks took $took s; the target ran $ran s of CPU meanwhile"
+awk -v r="$ran" -v t="$took" 'BEGIN { exit !(r >= t / 10) }' ||
+	fail "stacks: the target ran $ran s of CPU in the $took s of --stacks (stopped while pmutop read debug info?)"
+target_ok stacks "$TP"
+
+# 7. --duration 1 with the deep CU: libdw's scope walk recursed once per
 # level and overflowed the stack (pmutop died of SIGSEGV, no profile);
 # now that CU's scopes are not walked, its lines still read, and it is said.
 export PMUTOP_DEBUGINFO_PATH=:.debug:$T/dbg3

@@ -190,5 +190,24 @@ python3 - "$spid" sleep.txt <<-'PY' || bad "dump of sleep: module offsets do not
 	PY
 kill "$spid" 2>/dev/null
 
+# file:line and inlined calls, read on the loader's thread after the
+# threads are released: inline_hot's spin_leaf and spin_mid are inlined
+# into outer_caller.
+if [[ -x $W/inline_hot ]]; then
+	start_bg "$W/inline_hot" 30
+	ipid=$BG_PID
+	wait_started "$ipid"
+	run_pmutop inline --stacks -p "$ipid"
+	if (( RC != 0 )); then
+		show inline.err; echo "  FAILED: --stacks on inline_hot exited $RC"; errs=$((errs + 1))
+	elif ! grep -qE '\(inlined\) spin_leaf .*at inline_hot\.c:[0-9]+' inline.out ||
+	     ! grep -qE 'outer_caller .*at inline_hot\.c:[0-9]+' inline.out; then
+		show inline.out; echo "  FAILED: no file:line or inlined frames for inline_hot"; errs=$((errs + 1))
+	else
+		info "inline_hot: $(grep -c 'at inline_hot\.c:' inline.out) frames with file:line, $(grep -c '(inlined)' inline.out) inlined"
+	fi
+	kill "$ipid" 2>/dev/null
+fi
+
 (( errs == 0 )) || fail "$errs check(s) failed"
-pass "--stacks shows each thread in its place (text and JSON), target untouched and exits 0"
+pass "--stacks shows each thread in its place (text and JSON), with file:line and inlined calls, target untouched and exits 0"
