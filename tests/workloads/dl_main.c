@@ -9,10 +9,15 @@
  * libhot_spin(). A profile attached from the start sees the dlopen happen
  * after attach and must still name both functions.
  *
- * usage: dl_main [TOTAL_SECONDS [PHASE1_SECONDS [PATH/libhot.so]]]
+ * PHASE1_SECONDS "usr1": the first phase lasts until SIGUSR1 (at most 60 s),
+ * and the second TOTAL_SECONDS from then - so a test can end the first
+ * phase once its profiler samples, whatever the machine's speed.
+ *
+ * usage: dl_main [TOTAL_SECONDS [PHASE1_SECONDS|usr1 [PATH/libhot.so]]]
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,18 +28,31 @@ WL_NOINLINE static void pie_hot_function(void)
 	WL_SPIN(100000L);
 }
 
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
 int main(int argc, char **argv)
 {
 	double total = wl_arg_double(argc, argv, 1, 3.0);
-	double phase1 = wl_arg_double(argc, argv, 2, 1.0);
+	int by_signal = argc > 2 && !strcmp(argv[2], "usr1");
+	double phase1 = by_signal ? 60 : wl_arg_double(argc, argv, 2, 1.0);
 	double start = wl_now();
 	char path[PATH_MAX];
 	double (*spin)(double);
 	void *lib;
 	double left;
 
-	while (wl_now() - start < phase1)
+	if (by_signal)
+		signal(SIGUSR1, on_usr1);
+	while (!go && wl_now() - start < phase1)
 		pie_hot_function();
+	if (by_signal)
+		start = wl_now(); /* TOTAL_SECONDS from the signal */
 
 	if (argc > 3) {
 		snprintf(path, sizeof(path), "%s", argv[3]);
