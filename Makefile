@@ -134,9 +134,12 @@ unit: $(UNIT_BIN)
 e2e: $(PMUTOP_OUT) workloads
 	$(Q)bash tests/e2e/run.sh
 
+# The builds use every CPU (the tests themselves run one at a time).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 test: deps
 	$(Q)bash tests/check-layers.sh
-	$(Q)$(MAKE) --no-print-directory all workloads $(UNIT_BIN)
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all workloads $(UNIT_BIN)
 	$(Q)bash tests/run-unit.sh $(UNIT_BIN)
 	$(Q)bash tests/e2e/run.sh
 
