@@ -973,9 +973,26 @@ static int fit_ring_buffer(struct session *s, char *err, size_t errlen)
 }
 
 /*
+ * SIGKILL what is left of the process group pgid and wait (1 s at most) for
+ * it to be gone, so that pmutop's exit means the command's processes have
+ * ended, not merely been signalled: a killed task still has to be scheduled
+ * to die, and a loaded machine can take a moment. Members whose parent
+ * died are reaped by init; a pid 1 that never reaps bounds this at 1 s.
+ */
+static void kill_group(pid_t pgid)
+{
+	kill(-pgid, SIGKILL);
+	for (int i = 0; i < 100 && kill(-pgid, 0) == 0; i++) {
+		struct timespec ts = { 0, 10 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
  * Reap the launched command, ending it first when asked: SIGTERM to its
  * whole process group (a shell's or make's children too), SIGKILL to what
- * is left after 3 s. Returns the command's wait status.
+ * is left once the command has exited, or after 3 s. Returns the command's
+ * wait status.
  */
 static int end_child(pid_t pid, bool terminate)
 {
@@ -987,7 +1004,7 @@ static int end_child(pid_t pid, bool terminate)
 		pid_t r = waitpid(pid, &status, terminate ? WNOHANG : 0);
 		if (r == pid) {
 			if (terminate)
-				kill(-pid, SIGKILL); /* stragglers of the group it led */
+				kill_group(pid); /* stragglers of the group it led */
 			return status;
 		}
 		if (r < 0)
@@ -999,6 +1016,7 @@ static int end_child(pid_t pid, bool terminate)
 	kill(pid, SIGKILL);
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
+	kill_group(pid);
 	return status;
 }
 

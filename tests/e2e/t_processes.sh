@@ -26,12 +26,30 @@ sort in.txt >want.txt
 cmp -s sorted.txt want.txt || { show sorted.txt; problem "pmutop -- sort in.txt > out: out differs from sort's own output"; }
 echo through | "$PMUTOP" -q -e $EV -- cat >cat.out 2>cat.err
 [[ $(cat cat.out) == through ]] || problem "stdin did not reach the command: '$(cat cat.out)'"
-tag=pmutop_pg_$$_$RANDOM
-run_pmutop pg -q -e $EV --duration 1 -- sh -c "sleep 300 & exec -a $tag sleep 301 & wait"
-sleep 0.3
-left=$(pgrep -f "$tag|sleep 300" | tr '\n' ' ')
-info "--duration ended the command; left over: ${left:-none}"
-[[ -z $left ]] || { kill $left 2>/dev/null; problem "processes of the command's group survived pmutop: $left"; }
+# The group: sh, a sleep, and a sleep that ignores SIGTERM (only the SIGKILL
+# to what is left ends it). Found by process group, not by name: a name
+# pattern also matches whatever else on the machine runs "sleep 300".
+run_pmutop pg -q -e $EV --duration 1 -- \
+	sh -c "echo \$\$ >pg.id; sleep 300 & (trap '' TERM; exec sleep 301) & wait"
+pg=$(cat pg.id 2>/dev/null)
+if [[ -z $pg ]]; then
+	problem "the command did not start (no pg.id)"
+else
+	# pmutop waits for the group to be gone before it exits; members whose
+	# parent died are reaped by init, which may take a moment more.
+	left=$(pgrep -g "$pg" | tr '\n' ' ')
+	for _ in $(seq 40); do
+		[[ -z $left ]] && break
+		sleep 0.05
+		left=$(pgrep -g "$pg" | tr '\n' ' ')
+	done
+	info "--duration ended the command (process group $pg); left over: ${left:-none}"
+	if [[ -n $left ]]; then
+		ps -o pid,ppid,pgid,stat,wchan:24,etimes,args -p "$(echo $left | tr " " ,)" | sed 's/^/    | /'
+		kill -KILL -- "-$pg" 2>/dev/null
+		problem "processes of the command's group survived pmutop: $left"
+	fi
+fi
 
 # 7. Bad input: a fork storm, and a setuid exec.
 info "== fork storm"
