@@ -93,7 +93,9 @@ $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(PROTO_C) $(PROTO_H): proto/profile.proto
+# One protoc-c run makes both files: a grouped target (&:), else make -j
+# runs it twice at once, each writing the files the other's compiles read.
+$(PROTO_C) $(PROTO_H) &: proto/profile.proto
 	@mkdir -p $(BUILD)/proto
 	@echo "  PROTOC  $<"
 	$(Q)protoc-c --c_out=$(BUILD)/proto --proto_path=proto $<
@@ -158,8 +160,10 @@ asan-e2e: $(PMUTOP_OUT) workloads
 
 # The first command of the README: build, then profile the bundled workload
 # (ten functions with known shares, 1.82 % ... 18.18 %) and print the table.
-demo: $(PMUTOP_OUT) $(WORKLOAD_DIR)/shares
-	$(Q)./$(PMUTOP_OUT) --no-tui --rows 15 --duration 3 -- $(WORKLOAD_DIR)/shares 4
+# One compile per CPU: a newcomer's first command should not wait on a serial build.
+demo:
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(PMUTOP_OUT) $(WORKLOAD_DIR)/shares
+	$(Q)./$(PMUTOP_OUT) --no-tui --rows 15 -- $(WORKLOAD_DIR)/shares 3
 
 bench: $(PMUTOP_OUT) workloads
 	$(Q)bash bench/run.sh
