@@ -337,8 +337,14 @@ static void refresh(struct perfmap *pm)
 	    st.st_size == pm->size && st.st_mtim.tv_sec == pm->mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == pm->mtime.tv_nsec)
 		goto out; /* unchanged */
+	/*
+	 * An append grows the file. The same inode at the same size with a new
+	 * mtime was rewritten: in place, or replaced by a new file that got the
+	 * inode number just freed (ext4 hands it straight back to a
+	 * write-temp-and-rename loop, alternating two numbers).
+	 */
 	append = pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino &&
-		 st.st_size >= pm->parsed;
+		 st.st_size >= pm->parsed && st.st_size > pm->size;
 	if (!append && pm->loaded) {
 		uint64_t now = mono_ns();
 
