@@ -16,8 +16,16 @@
  * after a slow parse, only after five times as long), and
  * once PERFMAP_MAX_TOTAL bytes of names and entries are held the file is
  * not read again (perfmap_note() says so).
+ *
+ * A map last written before its process started is not the process's: JITs
+ * killed with SIGKILL leave their maps in /tmp, and pids come round again
+ * (every 32768 processes by default). Such a file named a later process's
+ * frames with another program's JIT functions, and parsing it (7 MB of
+ * someone else's names) cost pmutop that much memory per process. It is
+ * left unread until it is written again (perfmap_note() counts it).
  */
 #include "pmutop/symbols/perfmap.h"
+#include "pmutop/target/proc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -35,6 +43,12 @@
 #define PERFMAP_MAX_TOTAL (512ULL << 20)
 #define CHECK_INTERVAL_NS (200 * 1000000ULL)
 #define MISS_INTERVAL_NS (10 * 1000000ULL)
+/*
+ * A map whose mtime is this much older than the process's start is a dead
+ * process's: the start is exact to a clock tick and mtimes lag by a jiffy,
+ * and a second also covers the wall clock's slewing since the start.
+ */
+#define STALE_SLACK_NS (1000 * 1000000LL)
 /* A rewritten (not appended) file is parsed again at most this often. */
 #define REWRITE_INTERVAL_NS (1000 * 1000000ULL)
 #define NAME_CHUNK (64 * 1024)
@@ -61,6 +75,9 @@ struct perfmap {
 	char host_path[64];     /* /tmp/perf-PID.map */
 	uid_t uid_real, uid_eff;
 	bool have_uids;
+	struct timespec started; /* the process's start, wall clock (proc_start_realtime()) */
+	bool have_start;
+	unsigned stale_seen;    /* checks that found such a file */
 
 	struct pm_entry *v;
 	size_t n, cap;
@@ -140,6 +157,7 @@ struct perfmap *perfmap_new(pid_t pid, bool host_paths)
 	pm->pid = pid;
 	pm->host_paths = host_paths;
 	read_status(pm, &nspid);
+	pm->have_start = proc_start_realtime(pid, &pm->started) == 0;
 	snprintf(pm->path, sizeof(pm->path), "/proc/%d/root/tmp/perf-%d.map", (int)pid,
 		 (int)nspid);
 	snprintf(pm->host_path, sizeof(pm->host_path), "/tmp/perf-%d.map", (int)pid);
@@ -317,6 +335,17 @@ static int open_map(const struct perfmap *pm)
 	return fd;
 }
 
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* Whether a file last written at mtime is older than the process (see the top). */
+static bool predates(const struct perfmap *pm, const struct timespec *mtime)
+{
+	return pm->have_start && ts_ns(mtime) < ts_ns(&pm->started) - STALE_SLACK_NS;
+}
+
 /* Re-read the file if it changed since the last look. */
 static void refresh(struct perfmap *pm)
 {
@@ -333,6 +362,10 @@ static void refresh(struct perfmap *pm)
 		return;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !owner_ok(pm, st.st_uid))
 		goto out;
+	if (predates(pm, &st.st_mtim)) {
+		pm->stale_seen++;
+		goto out; /* names read from an earlier file of the process stay */
+	}
 	if (pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino &&
 	    st.st_size == pm->size && st.st_mtim.tv_sec == pm->mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == pm->mtime.tv_nsec)
@@ -344,7 +377,7 @@ static void refresh(struct perfmap *pm)
 	 * write-temp-and-rename loop, alternating two numbers).
 	 */
 	append = pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino &&
-		 st.st_size >= pm->parsed && st.st_size > pm->size;
+		 st.st_size > pm->size;
 	if (!append && pm->loaded) {
 		uint64_t now = mono_ns();
 
@@ -449,6 +482,13 @@ const char *perfmap_lookup(struct perfmap *pm, uint64_t addr, uint64_t *off)
 
 const char *perfmap_note(const struct perfmap *pm, char *buf, size_t len)
 {
+	if (pm && pm->stale_seen && !pm->loaded) {
+		snprintf(buf, len, "perf map %s: not read, last written before PID %d started "
+			 "(left by an earlier process with the same pid; delete it)",
+			 pm->host_paths ? pm->host_path : pm->path,
+			 (int)pm->pid);
+		return buf;
+	}
 	if (!pm || (!pm->capped && !pm->deferred))
 		return NULL;
 	snprintf(buf, len, "perf map %s: rewritten, parsed again %u times (at most once a "

@@ -8,15 +8,16 @@
 #include "pmutop/target/proc.h"
 
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int proc_list_threads(pid_t pid, pid_t *tids, size_t cap, size_t *n)
@@ -209,6 +210,37 @@ int proc_thread_group(pid_t tid, pid_t *tgid, bool *kernel_thread)
 	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
 		return r < 0 ? (int)r : -EINVAL;
 	*kernel_thread = flags & 0x00200000;
+	return 0;
+}
+
+int proc_start_realtime(pid_t pid, struct timespec *when)
+{
+	char path[64], buf[1024];
+	const char *p;
+	unsigned long long ticks;
+	struct timespec boot, real;
+	long hz = sysconf(_SC_CLK_TCK);
+	int64_t since_ns, start_ns;
+	ssize_t r;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	r = read_small_file(path, buf, sizeof(buf));
+	if (r <= 0)
+		return r < 0 ? (r == -ENOENT ? -ESRCH : (int)r) : -EINVAL;
+	/* Field 22, starttime: the 20th after the ")" that ends comm. */
+	p = strrchr(buf, ')');
+	if (!p || hz <= 0 ||
+	    sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		   "%*s %*s %*s %llu", &ticks) != 1)
+		return -EINVAL;
+	if (clock_gettime(CLOCK_BOOTTIME, &boot) || clock_gettime(CLOCK_REALTIME, &real))
+		return -errno;
+	since_ns = ((int64_t)boot.tv_sec * 1000000000LL + boot.tv_nsec) -
+		   (int64_t)(ticks / (unsigned long long)hz) * 1000000000LL -
+		   (int64_t)(ticks % (unsigned long long)hz) * (1000000000LL / hz);
+	start_ns = (int64_t)real.tv_sec * 1000000000LL + real.tv_nsec - since_ns;
+	when->tv_sec = (time_t)(start_ns / 1000000000LL);
+	when->tv_nsec = (long)(start_ns % 1000000000LL);
 	return 0;
 }
 

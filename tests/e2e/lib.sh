@@ -77,6 +77,12 @@ e2e_cleanup() {
 	for p in "${E2E_BG_PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+	# A JIT killed with SIGKILL leaves its perf map; the pid comes round
+	# again in a later test (pmutop leaves such a map unread, but the
+	# machine should not fill /tmp with them).
+	for p in "${E2E_BG_PIDS[@]}"; do
+		rm -f "/tmp/perf-$p.map"
+	done
 	if [[ ${E2E_KEEP:-0} == 1 ]]; then
 		echo "  (kept $T)"
 	else

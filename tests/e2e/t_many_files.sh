@@ -61,18 +61,11 @@ same=$(tail -1 same.rss)
 distinct=$(tail -1 distinct.rss)
 growth=$((distinct - same))
 info "peak RSS: one copy $N times ${same} KiB, $N distinct copies ${distinct} KiB (+${growth} KiB)"
-# Peak RSS is a maximum: a moment when many debug loads wait for the
-# loader's thread on a loaded machine lifted a run by up to 18 MB once in
-# a few runs (old and new code alike), while files that are never evicted
-# cost their memory in every run. So the distinct run's peak is the lower
-# of two when the first is over the bound.
-if (( growth >= growth_max )); then
-	rss_run distinct2 "for f in copies/*; do \$f child 1 $WORK_MS; done"
-	d2=$(tail -1 distinct2.rss)
-	(( d2 < distinct )) && distinct=$d2
-	growth=$((distinct - same))
-	info "again: $N distinct copies ${d2} KiB; the lower peak: +${growth} KiB"
-fi
+# This peak once moved by 10-18 MB now and then (the same build, minutes
+# apart): /tmp held 7 MB perf maps that JITs killed by earlier tests had
+# left behind, and when one of the copies got such a map's pid pmutop
+# parsed it. A map older than its process is not read now (perfmap.c), so
+# one run decides.
 (( growth < growth_max )) ||
 	problem "$N distinct files cost ${growth} KiB more than one (want < $((growth_max / 1000)) MB: the files no process maps any more are not evicted)"
 

@@ -2,8 +2,9 @@
  * test_perfmap.c - unit tests of the perf map reader: line parsing (hex with
  * or without 0x, names with spaces, malformed lines), lookups with
  * overlapping entries (the later line wins), re-reading a file that grows
- * or is rewritten (names handed out earlier stay valid), and refusing a
- * symlink planted in /tmp.
+ * or is rewritten (names handed out earlier stay valid), refusing a
+ * symlink planted in /tmp, and leaving unread a map older than its process
+ * (a dead process's with the same pid), with the start time that takes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,13 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "pmutop/symbols/perfmap.h"
+#include "pmutop/target/proc.h"
 
 static void test_parse_line(void **state)
 {
@@ -156,6 +160,72 @@ static void test_same_size_rewrite(void **state)
 	perfmap_free(pm);
 }
 
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* A process's start on the wall clock: a child started now starts now, after us. */
+static void test_start_realtime(void **state)
+{
+	struct timespec self, child, before, after;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_int_equal(proc_start_realtime(getpid(), &self), 0);
+	clock_gettime(CLOCK_REALTIME, &before);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(proc_start_realtime(pid, &child), 0);
+	clock_gettime(CLOCK_REALTIME, &after);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	/* /proc gives clock ticks: up to one (10 ms at 100 Hz) early. */
+	assert_true(ns_of(&child) >= ns_of(&before) - 20000000LL);
+	assert_true(ns_of(&child) <= ns_of(&after));
+	assert_true(ns_of(&self) <= ns_of(&child));
+	assert_int_equal(proc_start_realtime(pid, &child), -ESRCH);
+}
+
+/*
+ * A map last written before the process started is a dead process's (its
+ * pid came round again): not read, and the summary line says why. Once
+ * the process writes it, it is read.
+ */
+static void test_stale_map(void **state)
+{
+	struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } }, started;
+	struct perfmap *pm;
+	char note[512];
+
+	(void)state;
+	assert_int_equal(proc_start_realtime(getpid(), &started), 0);
+	write_map("w", "1000 10 someone_elses\n");
+	times[1].tv_sec = started.tv_sec - 60;
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	pm = perfmap_new(getpid(), true);
+	assert_non_null(pm);
+	assert_null(perfmap_lookup(pm, 0x1004, NULL));
+	assert_int_equal(perfmap_count(pm), 0);
+	assert_non_null(perfmap_note(pm, note, sizeof(note)));
+	assert_non_null(strstr(note, "not read, last written before PID"));
+	assert_non_null(strstr(note, path));
+
+	/* Written a second after the start (as a JIT starting up would). */
+	write_map("w", "2000 10 mine\n");
+	times[1].tv_sec = started.tv_sec + 1;
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+	usleep(20000);
+	assert_string_equal(perfmap_lookup(pm, 0x2004, NULL), "mine");
+	assert_null(perfmap_note(pm, note, sizeof(note)));
+	perfmap_free(pm);
+}
+
 static void test_symlink_refused(void **state)
 {
 	char target[64];
@@ -191,6 +261,8 @@ int main(void)
 		cmocka_unit_test(test_parse_line),
 		cmocka_unit_test_setup_teardown(test_lookup_and_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_size_rewrite, setup, teardown),
+		cmocka_unit_test(test_start_realtime),
+		cmocka_unit_test_setup_teardown(test_stale_map, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_file, setup, teardown),
 	};

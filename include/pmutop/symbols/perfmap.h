@@ -11,7 +11,9 @@
  *
  * The file is re-read when it changes: its size/mtime is checked at most
  * every 200 ms, and at most every 10 ms while addresses are missing from it.
- * Growth by appending (the usual case) parses only the new lines.
+ * Growth by appending (the usual case) parses only the new lines. A file
+ * last written before the process started is a dead process's with the
+ * same pid (maps outlive JITs killed with SIGKILL): it is not read.
  */
 #ifndef PMUTOP_PERFMAP_H
 #define PMUTOP_PERFMAP_H
@@ -56,7 +58,8 @@ const char *perfmap_path(const struct perfmap *pm);
 
 /*
  * A line for the summary when the map was throttled (rewritten faster than
- * once a second) or capped (PERFMAP_MAX_TOTAL of names held), else NULL.
+ * once a second), capped (PERFMAP_MAX_TOTAL of names held) or left unread
+ * as older than the process, else NULL.
  * Returns buf.
  */
 const char *perfmap_note(const struct perfmap *pm, char *buf, size_t len);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 /*
  * Fill tids[0..*n) with the thread ids of pid (at most cap). Returns 0 or
@@ -53,16 +54,26 @@ int proc_sysctl_int(const char *name, long *value);
 int proc_check_target(pid_t pid, char *err, size_t errlen);
 
 /*
- * Explain a perf_event_open() failure for tid in err: errno plus which knob
- * (perf_event_paranoid, hardware PMU absent, fd limits). Returns -err_no.
- */
-/*
  * Why kernel-mode sampling is refused and which knob allows it, in one
  * phrase ("kernel.perf_event_paranoid=2; kernel mode needs <= 1, ..."),
  * written into buf. Returns buf.
  */
 const char *proc_kernel_sampling_hint(char *buf, size_t len);
 
+/*
+ * When pid started, on the wall clock (CLOCK_REALTIME, the clock of file
+ * mtimes): so a file can be told to be older than the process, e.g. a
+ * perf map left behind by an earlier process with the same pid. The start
+ * in /proc/PID/stat (clock ticks since boot) is moved onto the wall clock
+ * by the current CLOCK_BOOTTIME to CLOCK_REALTIME offset: exact to a tick,
+ * off by any step of the wall clock since. Returns 0 or -errno.
+ */
+int proc_start_realtime(pid_t pid, struct timespec *when);
+
+/*
+ * Explain a perf_event_open() failure for tid in err: errno plus which knob
+ * (perf_event_paranoid, hardware PMU absent, fd limits). Returns -err_no.
+ */
 int proc_explain_perf_error(int err_no, pid_t tid, const char *event,
 			    char *err, size_t errlen);
 
