@@ -19,7 +19,7 @@
  *
  * A map last written before its process started is not the process's: JITs
  * killed with SIGKILL leave their maps in /tmp, and pids come round again
- * (every 32768 processes by default). Such a file named a later process's
+ * (after kernel.pid_max new processes). Such a file named a later process's
  * frames with another program's JIT functions, and parsing it (7 MB of
  * someone else's names) cost pmutop that much memory per process. It is
  * left unread until it is written again (perfmap_note() counts it).
