@@ -4,7 +4,17 @@
 #
 # For --unwind=ptrace and --unwind=fp:
 #  - shares (ten functions, k/55 of the work each): every function's flat
-#    share within 1.0 pp of k/55, and the stacks right: ptrace (DWARF,
+#    share within 1.0 pp (or 4 sigma of sampling noise) of the truth, and
+#    the stacks right. The truth is k/55 for fp, which leaves the thread
+#    alone. Not for ptrace: its stop at every sample changes how long the
+#    functions run once pmutop is slow to serve the stops (an ASan build, a
+#    busy core): perf record of the same target over the same seconds found
+#    the same moves as pmutop (H +1.05 / +1.11 pp, I +1.44 / +1.08 pp from
+#    k/55 with the other core busy), and a CI run had pmutop 2.13 pp off.
+#    So a second pmutop with the fp engine watches the same process over
+#    the same seconds (-p, side by side), and the ptrace profile's shares
+#    are judged against that observer's (k/55 printed beside). Stacks:
+#    ptrace (DWARF,
 #    from the stopped thread) gives leaf;round_once;main on >= 90% of the
 #    ten functions' samples; fp (the kernel's frame-pointer walk) reaches
 #    main on >= 90% (round_once, the caller of a frameless leaf, is lost:
@@ -33,8 +43,32 @@ bad() { info "FAILED: $*"; errs=$((errs + 1)); }
 
 for eng in ptrace fp; do
 	# ---- shares ----
-	run_pmutop "shares_$eng" --no-tui --unwind="$eng" -e "$EV" --period "$SP" --duration "$DUR" \
-		--dump "shares_$eng.pb.gz" -- "$W/shares" $((DUR + 5))
+	if [[ $eng == ptrace ]]; then
+		# The target and an fp observer beside the ptrace run (see the top).
+		start_bg "$W/shares" $((DUR + 30))
+		SPID=$BG_PID
+		wait_started "$SPID"
+		info "\$ pmutop --no-tui --unwind=fp -e $EV --period $SP --duration $DUR -p $SPID (observer, beside)"
+		timeout -k 5 60 "$PMUTOP" --no-tui --unwind=fp -e "$EV" --period "$SP" --duration "$DUR" \
+			--dump shares_obs.pb.gz -p "$SPID" >shares_obs.out 2>shares_obs.err &
+		OBS=$!
+		run_pmutop "shares_$eng" --no-tui --unwind="$eng" -e "$EV" --period "$SP" --duration "$DUR" \
+			--dump "shares_$eng.pb.gz" -p "$SPID"
+		wait "$OBS"
+		ORC=$?
+		kill "$SPID" 2>/dev/null
+		show shares_obs.err 3
+		: >flat_obs.txt
+		if (( ORC != 0 )); then
+			bad "ptrace/shares: the fp observer exited with status $ORC"
+		elif ! top_flat shares_obs.pb.gz "$EV" >flat_obs.txt && ! top_flat shares_obs.pb.gz 1 >flat_obs.txt; then
+			bad "ptrace/shares: go tool pprof -top cannot read the fp observer's profile"
+		fi
+		nobs=$(awk '/ samples of / { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' shares_obs.err)
+	else
+		run_pmutop "shares_$eng" --no-tui --unwind="$eng" -e "$EV" --period "$SP" --duration "$DUR" \
+			--dump "shares_$eng.pb.gz" -- "$W/shares" $((DUR + 5))
+	fi
 	show "shares_$eng.err" 8
 	if (( RC != 0 )) || [[ ! -s shares_$eng.pb.gz ]]; then
 		bad "$eng/shares: pmutop exited with status $RC or wrote no profile"
@@ -47,33 +81,46 @@ for eng in ptrace fp; do
 		bad "$eng/shares: go tool pprof -top cannot read the profile"
 	# The bound is never below 4 sigma of the sampling noise for the
 	# samples the run got (a starved ptrace run: 5,888 samples, sigma of
-	# J's 18.18% = 0.5 pp), so a busy machine does not fail it on chance.
+	# J's 18.18% = 0.5 pp), so a busy machine does not fail it on chance;
+	# against the observer, the noise of both profiles.
 	nsamp=$(awk '/ samples of / { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "shares_$eng.err")
-	awk -F'\t' -v tol="$SHARES_TOL" -v eng="$eng" -v ns="${nsamp:-0}" '
+	[[ $eng == ptrace ]] && obsfile=flat_obs.txt || obsfile=/dev/null
+	awk -F'\t' -v tol="$SHARES_TOL" -v eng="$eng" -v ns="${nsamp:-0}" -v no="${nobs:-0}" '
 	BEGIN {
 		n = split("A_expect_1_82 B_expect_3_64 C_expect_5_45 D_expect_7_27 " \
 			"E_expect_9_09 F_expect_10_91 G_expect_12_73 H_expect_14_55 " \
 			"I_expect_16_36 J_expect_18_18", fn, " ")
 	}
+	FILENAME != "-" && FNR == NR { obs[$1] += $2; nob = 1; next }
 	{ flat[$1] += $2 }
 	END {
-		for (k = 1; k <= n; k++) sum += flat[fn[k]]
+		for (k = 1; k <= n; k++) { sum += flat[fn[k]]; osum += obs[fn[k]] }
 		if (sum <= 0) { print "  none of the ten functions has samples"; exit 1 }
-		line = ""
+		if (eng == "ptrace" && (osum <= 0 || no <= 0)) { print "  the fp observer has no samples of the ten functions"; exit 1 }
 		for (k = 1; k <= n; k++) {
-			want = 100 * k / 55; got = 100 * flat[fn[k]] / sum
+			nom = 100 * k / 55; got = 100 * flat[fn[k]] / sum
+			want = eng == "ptrace" ? 100 * obs[fn[k]] / osum : nom
 			err = got - want; abserr = err < 0 ? -err : err
 			t = tol
-			if (ns > 0) { sig = 400 * sqrt(want / 100 * (1 - want / 100) / ns); if (sig > t) t = sig }
+			if (ns > 0) {
+				v = want / 100 * (1 - want / 100) * (1 / ns + (eng == "ptrace" ? 1 / no : 0))
+				sig = 400 * sqrt(v); if (sig > t) t = sig
+			}
 			if (abserr - t > over) { over = abserr - t }
 			if (abserr > maxerr) { maxerr = abserr; worst = fn[k]; wtol = t }
 			line = line sprintf(" %+.2f", err)
+			d = got - nom; nomline = nomline sprintf(" %+.2f", d); d = d < 0 ? -d : d; if (d > maxnom) maxnom = d
+			d = want - nom; d = d < 0 ? -d : d; if (d > spread) spread = d
 		}
-		printf "  %s shares: errors (pp, A..J):%s\n", eng, line
-		printf "  %s shares: max error %.2f pp (%s), tolerance %.2f pp (%.1f, or 4 sigma of %d samples)\n",
-			eng, maxerr, worst, wtol, tol, ns
+		what = eng == "ptrace" ? "the fp observer" : "k/55"
+		printf "  %s shares: errors against %s (pp, A..J):%s\n", eng, what, line
+		printf "  %s shares: max error %.2f pp (%s), tolerance %.2f pp (%.1f, or 4 sigma of %d%s samples)\n",
+			eng, maxerr, worst, wtol, tol, ns, eng == "ptrace" ? " and " no : ""
+		if (eng == "ptrace")
+			printf "  ptrace shares: against k/55 (not checked):%s; the observer itself %.2f pp from k/55 at most\n",
+				nomline, spread
 		exit over > 0
-	}' "flat_$eng.txt" || bad "$eng: function shares off by more than $SHARES_TOL pp"
+	}' "$obsfile" - <"flat_$eng.txt" || bad "$eng: function shares off their truth by more than $SHARES_TOL pp"
 
 	raw_samples "shares_$eng.pb.gz" >"raw_$eng.txt" || bad "$eng/shares: go tool pprof -raw failed"
 	awk -F'\t' -v eng="$eng" '
