@@ -7,8 +7,14 @@
 #     kallsyms in a [kernel.kallsyms] mapping, stacked on the user stack
 #     (read_zero's samples reach kernel_read and main), and its kernel share
 #     (samples whose leaf is kernel code) is within 5 points of perf's
-#     default mode on the same program (without perf: within 10 of the
-#     program's own stime/(utime+stime), which the kernel accounts by ticks).
+#     default mode on the same process over the same seconds: both attach
+#     (-p) side by side. The program's kernel share itself differs from run
+#     to run (42-50 % here), so separate runs of the two failed the 5
+#     points now and then (49.7 % against 42.1 % in a CI run), and a perf
+#     attached to pmutop's launched command covered other seconds than
+#     pmutop (4.4 points apart once). Without perf, pmutop launches it and
+#     must come within 10 of the program's own stime/(utime+stime), which
+#     the kernel accounts by ticks.
 #  2. -e task-clock:u and --user-only opt out: no kernel frame, no note.
 #  3. As nobody (perf_event_paranoid >= 2): user mode only, and the summary,
 #     the table and the pprof comments say so in one line naming the knob;
@@ -42,7 +48,23 @@ kshare() {
 }
 
 # 1. root, defaults.
-run_pmutop k --dump k.pb.gz -- "$W/syscalls" "$DUR"
+HAVE_PERF=0
+command -v perf >/dev/null 2>&1 && HAVE_PERF=1
+if (( HAVE_PERF )); then
+	# perf and pmutop on the same process over the same seconds.
+	start_bg "$W/syscalls" $((DUR + 2)) >ks.out
+	SPID=$BG_PID
+	wait_started "$SPID"
+	info "\$ perf record -p $SPID -- sleep $DUR   (beside pmutop)"
+	perf record -q -o perf.data -p "$SPID" -- sleep "$DUR" >perf.out 2>perf.err &
+	PERFP=$!
+	run_pmutop k --dump k.pb.gz -p "$SPID" --duration "$DUR"
+	wait "$PERFP" || { show perf.err; fail "perf record -p $SPID failed"; }
+	wait "$SPID" # its rusage line, 2 s later
+else
+	run_pmutop k --dump k.pb.gz -- "$W/syscalls" "$DUR"
+	cp k.out ks.out
+fi
 show k.err
 (( RC == 0 )) || fail "pmutop exited with status $RC"
 grep -q "user mode only\|kernel frames unnamed" k.err && fail "a kernel note as root"
@@ -67,14 +89,12 @@ pprof -traces k.pb.gz 2>/dev/null | awk '
 	END { if (rz && kr && mn) ok = 1; exit !ok }' ||
 	fail "no stack runs from read_zero down through kernel_read to main"
 PM=$(kshare k.pb.gz) || fail "cannot compute the kernel share"
-read -r UT ST <k.out
+read -r UT ST <ks.out
 RU=$(awk -v u="$UT" -v s="$ST" 'BEGIN { printf "%.1f", 100 * s / (u + s) }')
 info "pmutop kernel share ${PM}% (rusage stime share ${RU}%)"
 
-if command -v perf >/dev/null 2>&1; then
+if (( HAVE_PERF )); then
 	# perf's default mode: its default event falls back to cpu-clock without a PMU.
-	perf record -q -o perf.data -- "$W/syscalls" "$DUR" >perf.out 2>perf.err ||
-		{ show perf.err; fail "perf record failed"; }
 	PF=$(perf report -i perf.data --sort dso --stdio 2>/dev/null |
 		awk '$2 ~ /^\[/ && $2 != "[vdso]" { sub("%", "", $1); k += $1 } END { printf "%.1f", k }')
 	info "perf kernel share ${PF}%"
@@ -85,7 +105,7 @@ fi
 # by which mode the timer tick lands in): on a loaded VM it swung 34-58 %
 # over three runs where perf said 48-49.5 %. So it is the reference only
 # where perf is missing, with a wider bound; beside perf it is shown above.
-if ! command -v perf >/dev/null 2>&1; then
+if (( ! HAVE_PERF )); then
 	awk -v a="$PM" -v b="$RU" -v t=$((2 * TOL)) 'BEGIN { d = a - b; if (d < 0) d = -d; exit d > t }' ||
 		fail "kernel share ${PM}% is more than $((2 * TOL)) points from the program's own ${RU}%"
 fi
