@@ -8,7 +8,10 @@
 #     (read_zero's samples reach kernel_read and main), and its kernel share
 #     (samples whose leaf is kernel code) is within 5 points of perf's
 #     default mode on the same process over the same seconds: both attach
-#     (-p) side by side. The program's kernel share itself differs from run
+#     (-p) side by side, on a workload whose read and sum lengths vary (a
+#     strictly periodic loop let timer samples lock onto its phases: perf
+#     and pmutop disagreed by up to 9 points on the same seconds). The
+#     program's kernel share itself differs from run
 #     to run (42-50 % here), so separate runs of the two failed the 5
 #     points now and then (49.7 % against 42.1 % in a CI run), and a perf
 #     attached to pmutop's launched command covered other seconds than

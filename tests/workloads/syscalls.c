@@ -9,6 +9,13 @@
  * the process's own user/system CPU time (getrusage), printed at exit as
  * "utime_s stime_s".
  *
+ * The lengths vary: each read and each sum covers a pseudo-random 16-112
+ * KiB (the same on average). With a fixed 64 KiB the loop was strictly
+ * periodic and timer samples locked onto phases of it for stretches of a
+ * run: perf and pmutop (even set up alike, cpu-clock at 4 kHz) sampling
+ * the same process over the same 2 s disagreed on the kernel share by up
+ * to 9 points, ~8x the sampling noise.
+ *
  * usage: syscalls [SECONDS]   (default 3)
  */
 #include <fcntl.h>
@@ -17,7 +24,7 @@
 
 #include "workload.h"
 
-#define BUF (64 * 1024)
+#define BUF (112 * 1024)
 
 static unsigned char buf[BUF];
 
@@ -32,9 +39,18 @@ WL_NOINLINE static uint64_t user_sum(const unsigned char *p, size_t n)
 	return s;
 }
 
-WL_NOINLINE static ssize_t kernel_read(int fd)
+WL_NOINLINE static ssize_t kernel_read(int fd, size_t n)
 {
-	return read(fd, buf, BUF);
+	return read(fd, buf, n);
+}
+
+/* 16-112 KiB in 1 KiB steps, from a xorshift state. */
+static size_t next_len(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (16 + (size_t)(*x % 97)) * 1024;
 }
 
 int main(int argc, char **argv)
@@ -42,7 +58,7 @@ int main(int argc, char **argv)
 	double secs = wl_arg_double(argc, argv, 1, 3.0), end = wl_now() + secs;
 	int fd = open("/dev/zero", O_RDONLY);
 	struct rusage ru;
-	uint64_t s = 0;
+	uint64_t s = 0, x = 0x9e3779b97f4a7c15ULL;
 
 	if (fd < 0) {
 		perror("/dev/zero");
@@ -50,9 +66,11 @@ int main(int argc, char **argv)
 	}
 	while (wl_now() < end) {
 		for (int i = 0; i < 64; i++) {
-			if (kernel_read(fd) != BUF)
+			size_t rn = next_len(&x), sn = next_len(&x);
+
+			if (kernel_read(fd, rn) != (ssize_t)rn)
 				return 1;
-			s += user_sum(buf, BUF);
+			s += user_sum(buf, sn);
 		}
 	}
 	wl_sink = s;
