@@ -2,7 +2,7 @@
  * syscalls.c - a syscall-heavy program: about half of its CPU time in the
  * kernel, in a known kernel function.
  *
- * Ground truth: each round reads 64 KiB from /dev/zero (the kernel clears
+ * Ground truth: each round reads from /dev/zero (the kernel clears
  * the user buffer in read_zero / clear_user: kernel time) and then sums the
  * buffer in user_sum() (user time). The kernel share is whatever this
  * machine's ratio of the two is, so tests compare it with perf's and with
