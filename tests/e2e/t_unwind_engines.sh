@@ -11,9 +11,11 @@
 #    busy core): perf record of the same target over the same seconds found
 #    the same moves as pmutop (H +1.05 / +1.11 pp, I +1.44 / +1.08 pp from
 #    k/55 with the other core busy), and a CI run had pmutop 2.13 pp off.
-#    So a second pmutop with the fp engine watches the same process over
-#    the same seconds (-p, side by side), and the ptrace profile's shares
-#    are judged against that observer's (k/55 printed beside). Stacks:
+#    So a second pmutop with the fp engine watches the same process (-p,
+#    side by side; both attach while the target waits at its start gate,
+#    and both stop when it exits, so they see the same run), and the
+#    ptrace profile's shares are judged against that observer's (k/55
+#    printed beside). Stacks:
 #    ptrace (DWARF,
 #    from the stopped thread) gives leaf;round_once;main on >= 90% of the
 #    ten functions' samples; fp (the kernel's frame-pointer walk) reaches
@@ -44,16 +46,42 @@ bad() { info "FAILED: $*"; errs=$((errs + 1)); }
 for eng in ptrace fp; do
 	# ---- shares ----
 	if [[ $eng == ptrace ]]; then
-		# The target and an fp observer beside the ptrace run (see the top).
-		start_bg "$W/shares" $((DUR + 30))
+		# The target and an fp observer beside the ptrace run (see the
+		# top). The target waits at its start gate until both profilers
+		# are attached, then runs DUR seconds and exits, so both profiles
+		# cover the same run exactly: observer and ptrace run started a
+		# few hundred ms apart (ASan) with --duration cut the rounds at
+		# different places and differed by up to 1.9 pp on J.
+		rm -f gate; mkfifo gate
+		WL_GATE=$T/gate start_bg "$W/shares" "$DUR"
 		SPID=$BG_PID
 		wait_started "$SPID"
-		info "\$ pmutop --no-tui --unwind=fp -e $EV --period $SP --duration $DUR -p $SPID (observer, beside)"
-		timeout -k 5 60 "$PMUTOP" --no-tui --unwind=fp -e "$EV" --period "$SP" --duration "$DUR" \
+		info "\$ pmutop --no-tui --unwind=fp -e $EV --period $SP -p $SPID (observer, beside; until the target exits)"
+		timeout -k 5 90 "$PMUTOP" --no-tui --unwind=fp -e "$EV" --period "$SP" \
 			--dump shares_obs.pb.gz -p "$SPID" >shares_obs.out 2>shares_obs.err &
 		OBS=$!
-		run_pmutop "shares_$eng" --no-tui --unwind="$eng" -e "$EV" --period "$SP" --duration "$DUR" \
-			--dump "shares_$eng.pb.gz" -p "$SPID"
+		info "\$ pmutop --no-tui --unwind=ptrace -e $EV --period $SP --dump shares_ptrace.pb.gz -p $SPID (until the target exits)"
+		timeout -k 5 90 "$PMUTOP" --no-tui --unwind=ptrace -e "$EV" --period "$SP" \
+			--dump shares_ptrace.pb.gz -p "$SPID" >shares_ptrace.out 2>shares_ptrace.err &
+		PTR=$!
+		# Attached: each pmutop holds its perf_event fds, and the ptrace
+		# one has seized the target. Then the gate opens.
+		opened=0
+		for _ in $(seq 600); do
+			po=$(pgrep -P "$OBS" | head -1) pp=$(pgrep -P "$PTR" | head -1)
+			if [[ -n $po && -n $pp ]] &&
+				ls -l "/proc/$po/fd" 2>/dev/null | grep -q 'perf_event' &&
+				ls -l "/proc/$pp/fd" 2>/dev/null | grep -q 'perf_event' &&
+				[[ $(awk '/^TracerPid:/ { print $2 }' "/proc/$SPID/status" 2>/dev/null) == "$pp" ]]; then
+				sleep 0.3
+				timeout 10 sh -c 'echo go >gate' && opened=1
+				break
+			fi
+			sleep 0.05
+		done
+		(( opened )) || { bad "ptrace/shares: the two pmutops did not attach within 30 s"; kill "$SPID" 2>/dev/null; }
+		wait "$PTR"
+		RC=$?
 		wait "$OBS"
 		ORC=$?
 		kill "$SPID" 2>/dev/null

@@ -11,6 +11,8 @@
  * sampling sees many rounds) forever, or for argv[1] seconds when given; the
  * clock is read only between rounds so it does not disturb the shares.
  *
+ * With WL_GATE set it waits at the gate first (workload.h: wl_gate).
+ *
  * usage: shares [SECONDS]
  */
 #include "workload.h"
@@ -46,7 +48,10 @@ WL_NOINLINE static void round_once(void)
 int main(int argc, char **argv)
 {
 	double secs = wl_arg_double(argc, argv, 1, -1.0);
-	double end = wl_now() + secs;
+	double end;
+
+	wl_gate();
+	end = wl_now() + secs;
 
 	for (;;) {
 		round_once();

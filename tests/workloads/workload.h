@@ -20,10 +20,13 @@
 #define PMUTOP_WORKLOAD_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__clang__)
 #define WL_NOINLINE __attribute__((noinline, used))
@@ -90,6 +93,29 @@ static inline long wl_arg_long(int argc, char **argv, int idx, long dflt)
 		exit(2);
 	}
 	return v;
+}
+
+/*
+ * Start gate: when WL_GATE names a FIFO, block until the test writes a byte
+ * to it. A test attaches two profilers to the process while it sleeps here,
+ * then opens the gate, so both see the same run from its first instruction
+ * of work to its exit - no window edges that cut rounds differently.
+ * Exits with status 2 when the FIFO cannot be read.
+ */
+static inline void wl_gate(void)
+{
+	const char *path = getenv("WL_GATE");
+	char c;
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, &c, 1) < 0) {
+		fprintf(stderr, "WL_GATE %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	close(fd);
 }
 
 #endif
