@@ -190,6 +190,41 @@ wait_started() {
 	sleep 0.1
 }
 
+# holds_perf_fd PID: whether PID, or a child of it (the command under a
+# timeout wrapper), has a perf_event file open: its counters are set up.
+holds_perf_fd() {
+	local p
+
+	for p in "$1" $(pgrep -P "$1"); do
+		ls -l "/proc/$p/fd" 2>/dev/null | grep -q 'anon_inode:\[perf_event\]' && return 0
+	done
+	return 1
+}
+
+# open_gate FIFO PROFILER_PID...: once every profiler holds its counters
+# (holds_perf_fd; at most 30 s), open the start gate of a workload waiting
+# in wl_gate() (workload.h), so all of them see its whole run. Returns 1
+# if some profiler never got there. Extra conditions can be passed in
+# $GATE_ALSO (a command, e.g. that the target is traced).
+open_gate() {
+	local fifo=$1 p ok _
+	shift
+
+	for _ in $(seq 600); do
+		ok=1
+		for p in "$@"; do holds_perf_fd "$p" || { ok=0; break; }; done
+		(( ok )) && [[ -n ${GATE_ALSO:-} ]] && { eval "$GATE_ALSO" || ok=0; }
+		if (( ok )); then
+			# The counters are enabled right after they are opened.
+			sleep 0.3
+			timeout 10 sh -c "echo go >'$fifo'" && return 0
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
 # run_pmutop NAME ARGS...: run $PMUTOP ARGS with stdout in NAME.out and
 # stderr in NAME.err; the exit status is in $RC and the command is echoed.
 # Killed after $PM_TIMEOUT seconds (default 90; RC is then 124 or 137).

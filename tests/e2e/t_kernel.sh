@@ -7,8 +7,9 @@
 #     kallsyms in a [kernel.kallsyms] mapping, stacked on the user stack
 #     (read_zero's samples reach kernel_read and main), and its kernel share
 #     (samples whose leaf is kernel code) is within 5 points of perf's
-#     default mode on the same process over the same seconds: both attach
-#     (-p) side by side, on a workload whose read and sum lengths vary (a
+#     default mode on the same process over the same run: both attach (-p)
+#     side by side while it waits at its start gate (workload.h) and stop
+#     when it exits, on a workload whose read and sum lengths vary (a
 #     strictly periodic loop let timer samples lock onto its phases: perf
 #     and pmutop disagreed by up to 9 points on the same seconds). The
 #     program's kernel share itself differs from run
@@ -54,16 +55,23 @@ kshare() {
 HAVE_PERF=0
 command -v perf >/dev/null 2>&1 && HAVE_PERF=1
 if (( HAVE_PERF )); then
-	# perf and pmutop on the same process over the same seconds.
-	start_bg "$W/syscalls" $((DUR + 2)) >ks.out
+	# perf and pmutop on the same process over the same run: both attach
+	# while it waits at its start gate and stop when it exits.
+	rm -f gate; mkfifo gate
+	WL_GATE=$T/gate start_bg "$W/syscalls" "$DUR" >ks.out
 	SPID=$BG_PID
 	wait_started "$SPID"
-	info "\$ perf record -p $SPID -- sleep $DUR   (beside pmutop)"
-	perf record -q -o perf.data -p "$SPID" -- sleep "$DUR" >perf.out 2>perf.err &
+	info "\$ perf record -p $SPID   (beside pmutop, until the target exits)"
+	timeout -k 5 60 perf record -q -o perf.data -p "$SPID" >perf.out 2>perf.err &
 	PERFP=$!
-	run_pmutop k --dump k.pb.gz -p "$SPID" --duration "$DUR"
+	info "\$ pmutop --dump k.pb.gz -p $SPID   (until the target exits)"
+	timeout -k 5 60 "$PMUTOP" --dump k.pb.gz -p "$SPID" >k.out 2>k.err &
+	PMP=$!
+	open_gate gate "$PERFP" "$PMP" || { kill "$SPID"; fail "perf and pmutop did not both attach to $SPID within 30 s"; }
+	wait "$PMP"
+	RC=$?
 	wait "$PERFP" || { show perf.err; fail "perf record -p $SPID failed"; }
-	wait "$SPID" # its rusage line, 2 s later
+	wait "$SPID" # its rusage line
 else
 	run_pmutop k --dump k.pb.gz -- "$W/syscalls" "$DUR"
 	cp k.out ks.out

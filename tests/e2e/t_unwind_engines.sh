@@ -66,20 +66,9 @@ for eng in ptrace fp; do
 		PTR=$!
 		# Attached: each pmutop holds its perf_event fds, and the ptrace
 		# one has seized the target. Then the gate opens.
-		opened=0
-		for _ in $(seq 600); do
-			po=$(pgrep -P "$OBS" | head -1) pp=$(pgrep -P "$PTR" | head -1)
-			if [[ -n $po && -n $pp ]] &&
-				ls -l "/proc/$po/fd" 2>/dev/null | grep -q 'perf_event' &&
-				ls -l "/proc/$pp/fd" 2>/dev/null | grep -q 'perf_event' &&
-				[[ $(awk '/^TracerPid:/ { print $2 }' "/proc/$SPID/status" 2>/dev/null) == "$pp" ]]; then
-				sleep 0.3
-				timeout 10 sh -c 'echo go >gate' && opened=1
-				break
-			fi
-			sleep 0.05
-		done
-		(( opened )) || { bad "ptrace/shares: the two pmutops did not attach within 30 s"; kill "$SPID" 2>/dev/null; }
+		GATE_ALSO='[[ $(awk "/^TracerPid:/ { print \$2 }" /proc/$SPID/status 2>/dev/null) == $(pgrep -P $PTR | head -1) ]]' \
+			open_gate gate "$OBS" "$PTR" ||
+			{ bad "ptrace/shares: the two pmutops did not attach within 30 s"; kill "$SPID" 2>/dev/null; }
 		wait "$PTR"
 		RC=$?
 		wait "$OBS"
