@@ -204,8 +204,7 @@ holds_perf_fd() {
 # open_gate FIFO PROFILER_PID...: once every profiler holds its counters
 # (holds_perf_fd; at most 30 s), open the start gate of a workload waiting
 # in wl_gate() (workload.h), so all of them see its whole run. Returns 1
-# if some profiler never got there. Extra conditions can be passed in
-# $GATE_ALSO (a command, e.g. that the target is traced).
+# if some profiler never got there.
 open_gate() {
 	local fifo=$1 p ok _
 	shift
@@ -213,7 +212,6 @@ open_gate() {
 	for _ in $(seq 600); do
 		ok=1
 		for p in "$@"; do holds_perf_fd "$p" || { ok=0; break; }; done
-		(( ok )) && [[ -n ${GATE_ALSO:-} ]] && { eval "$GATE_ALSO" || ok=0; }
 		if (( ok )); then
 			# The counters are enabled right after they are opened.
 			sleep 0.3

@@ -12,13 +12,11 @@
 #     when it exits, on a workload whose read and sum lengths vary (a
 #     strictly periodic loop let timer samples lock onto its phases: perf
 #     and pmutop disagreed by up to 9 points on the same seconds). The
-#     program's kernel share itself differs from run
-#     to run (42-50 % here), so separate runs of the two failed the 5
-#     points now and then (49.7 % against 42.1 % in a CI run), and a perf
-#     attached to pmutop's launched command covered other seconds than
-#     pmutop (4.4 points apart once). Without perf, pmutop launches it and
-#     must come within 10 of the program's own stime/(utime+stime), which
-#     the kernel accounts by ticks.
+#     program's kernel share differs from run to run (42-50 % here), so
+#     separate runs of the two, or windows of different seconds, failed
+#     the 5 points now and then (49.7 % against 42.1 % in a CI run).
+#     Without perf, pmutop launches it and must come within 10 of the
+#     program's own stime/(utime+stime), which the kernel accounts by ticks.
 #  2. -e task-clock:u and --user-only opt out: no kernel frame, no note.
 #  3. As nobody (perf_event_paranoid >= 2): user mode only, and the summary,
 #     the table and the pprof comments say so in one line naming the knob;

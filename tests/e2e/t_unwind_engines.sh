@@ -64,10 +64,14 @@ for eng in ptrace fp; do
 		timeout -k 5 90 "$PMUTOP" --no-tui --unwind=ptrace -e "$EV" --period "$SP" \
 			--dump shares_ptrace.pb.gz -p "$SPID" >shares_ptrace.out 2>shares_ptrace.err &
 		PTR=$!
-		# Attached: each pmutop holds its perf_event fds, and the ptrace
-		# one has seized the target. Then the gate opens.
-		GATE_ALSO='[[ $(awk "/^TracerPid:/ { print \$2 }" /proc/$SPID/status 2>/dev/null) == $(pgrep -P $PTR | head -1) ]]' \
-			open_gate gate "$OBS" "$PTR" ||
+		# Attached: the ptrace pmutop has seized the target, and each
+		# pmutop holds its perf_event fds. Then the gate opens.
+		for _ in $(seq 600); do
+			tr=$(awk '/^TracerPid:/ { print $2 }' "/proc/$SPID/status" 2>/dev/null)
+			[[ -n $tr && $tr != 0 ]] && break
+			sleep 0.05
+		done
+		open_gate gate "$OBS" "$PTR" ||
 			{ bad "ptrace/shares: the two pmutops did not attach within 30 s"; kill "$SPID" 2>/dev/null; }
 		wait "$PTR"
 		RC=$?

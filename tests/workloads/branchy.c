@@ -50,9 +50,7 @@ int main(int argc, char **argv)
 	uint64_t x = 88172645463325252ULL;
 
 	for (int i = 0; i < N; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = wl_xorshift64(x);
 		random_bits[i] = (uint8_t)(x & 1);
 		pattern_bits[i] = (uint8_t)((i & 3) == 0);
 	}

@@ -50,9 +50,7 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < BIG; i++)
 		big[i] = i;
 	for (uint32_t i = BIG - 1; i > 0; i--) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = wl_xorshift64(x);
 		uint32_t j = (uint32_t)(x % i);
 		uint32_t t = big[i];
 		big[i] = big[j];

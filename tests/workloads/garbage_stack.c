@@ -37,9 +37,7 @@ static uint64_t rnd(void)
 	/* Racy across threads on purpose-free data: any value is fine. */
 	uint64_t x = __atomic_load_n(&rnd_state, __ATOMIC_RELAXED);
 
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
+	x = wl_xorshift64(x);
 	__atomic_store_n(&rnd_state, x, __ATOMIC_RELAXED);
 	return x;
 }

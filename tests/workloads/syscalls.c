@@ -50,9 +50,7 @@ WL_NOINLINE static ssize_t kernel_read(int fd, size_t n)
 /* 16-112 KiB in 1 KiB steps, from a xorshift state. */
 static size_t next_len(uint64_t *x)
 {
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
+	*x = wl_xorshift64(*x);
 	return (16 + (size_t)(*x % 97)) * 1024;
 }
 

@@ -49,6 +49,15 @@ static volatile uint64_t wl_sink;
 		wl_sink = wl_x_;                                        \
 	} while (0)
 
+/* One xorshift64 step: the workloads' cheap, repeatable pseudo-random numbers. */
+static inline uint64_t wl_xorshift64(uint64_t x)
+{
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
 /* Monotonic time in seconds. */
 static inline double wl_now(void)
 {
