@@ -26,9 +26,11 @@
  * by them; the main thread waits on its own signalfd. A process-directed
  * signal may still be read by a worker's session (whichever signalfd is
  * read first): such a session ends as SESSION_SIGNALLED, and the worker
- * passes the signal on to the main thread through a pipe. Either way the
- * main thread sets `stopping`, workers end their sessions within POLL_MS,
- * and MHD_stop_daemon() joins them. session.c needs no change for this.
+ * sets `stopping` and passes the signal on to the main thread through a
+ * pipe at once. So the main thread's poll may report a signal that a
+ * session reads first: its signalfd is non-blocking and it then waits for
+ * the pipe. Either way `stopping` is set, workers end their sessions
+ * within POLL_MS, and MHD_stop_daemon() joins them.
  */
 #include "pmutop/frontend/http_server.h"
 
@@ -739,6 +741,21 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	 */
 	if (gone)
 		slot_release(sv, slot);
+	session_get_status(s, &st);
+	if (st.state == SESSION_SIGNALLED && st.signal) {
+		/*
+		 * Our signalfd read the server's stop signal: hand it to the
+		 * main thread now, not after the final drain (seconds under
+		 * load, with the server still taking requests meanwhile).
+		 */
+		int sig = st.signal;
+
+		atomic_store(&sv->stopping, true);
+		/* EAGAIN: the pipe is full of such bytes, main wakes anyway. */
+		if (write(sv->wake[1], &sig, sizeof(sig)) < 0 && errno != EAGAIN)
+			fprintf(stderr, "pmutop: http: cannot pass %s on to the server: %s\n",
+				strsignal(sig), strerror(errno));
+	}
 	if (!gone && atomic_load(&sv->stopping)) {
 		/*
 		 * The server stops: answer 503 now, before the final drain and
@@ -752,19 +769,12 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	}
 	session_stop(s);
 	session_get_status(s, &st);
-	if (st.state == SESSION_SIGNALLED && st.signal) {
-		/* Our signalfd read the server's signal: hand it to the main thread. */
-		int sig = st.signal;
-
-		if (write(sv->wake[1], &sig, sizeof(sig)) < 0)
-			atomic_store(&sv->stopping, true);
-	}
 	if (gone) {
 		snprintf(rl->note, sizeof(rl->note), "client went away after %.1f s; profile dropped",
 			 st.elapsed);
 		log_request(rl, 499, 0);
 		ret = MHD_NO; /* close the connection, send nothing */
-	} else if (atomic_load(&sv->stopping) || (st.state == SESSION_SIGNALLED && st.signal)) {
+	} else if (atomic_load(&sv->stopping)) {
 		ret = respond_text(c, rl, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down", 0);
 	} else if (st.state == SESSION_FAILED) {
 		ret = respond_text(c, rl, MHD_HTTP_INTERNAL_SERVER_ERROR, st.why, 0);
@@ -1010,7 +1020,14 @@ int http_serve(const struct pmutop_opts *o)
 	sigaddset(&mask, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &mask, &old);
 	signal(SIGPIPE, SIG_IGN);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	/*
+	 * Non-blocking: a session's signalfd reads the same process-wide
+	 * pending signal, and may take it between our poll and our read. A
+	 * blocking read then waited for a next signal that never came, with
+	 * the session's wake byte unread (timeout(1) SIGKILLed the server 5 s
+	 * after its SIGTERM, about one stop in ten with a profile in flight).
+	 */
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	pidfd = (int)syscall(SYS_pidfd_open, sv->pid, 0);
 	if (sigfd < 0 || pipe2(sv->wake, O_CLOEXEC | O_NONBLOCK)) {
 		fprintf(stderr, "pmutop: cannot set up the server: %s\n", strerror(errno));
@@ -1026,11 +1043,12 @@ int http_serve(const struct pmutop_opts *o)
 	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
 					     : ((struct sockaddr_in6 *)&ss)->sin6_port);
 	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, sv,
+			     /* First, or MHD warns through its own logger. */
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, (void *)NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_IP,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_SECONDS,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, (void *)NULL,
 			     MHD_OPTION_END);
 	if (!d) {
 		addr_text(&ss, port, where, sizeof(where));
@@ -1064,10 +1082,17 @@ int http_serve(const struct pmutop_opts *o)
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
-			if (read(sigfd, &si, sizeof(si)) == sizeof(si))
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 				fprintf(stderr, "pmutop: %s: stopping the server\n",
 					strsignal((int)si.ssi_signo));
-			break;
+				break;
+			}
+			/* A session took it: its wake byte follows (see above). */
+			if (errno != EAGAIN && errno != EINTR) {
+				fprintf(stderr, "pmutop: reading signals failed: %s\n",
+					strerror(errno));
+				break;
+			}
 		}
 		if (p[1].revents & POLLIN) {
 			int sig = 0;
