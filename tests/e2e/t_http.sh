@@ -140,42 +140,31 @@ fi
 	fail "libmicrohttpd's 'internal error' line reached stderr after a disconnect"
 
 # SIGTERM twice in a burst, as timeout(1) sends it (to its child, then to
-# its group): the second one, pending while the server stops, must not kill
-# pmutop after a clean stop (it did: exit 143, about one run in three).
-# Runs 1-3 send the burst themselves to an idle server. Runs 4-6 stop it as
-# CI's failing run did: through timeout(1), with a profile ~1.5 s under way,
-# whose session's signalfd races the main thread's for the signal (the main
-# thread lost, blocked in its read, and timeout's -k SIGKILLed the server:
-# exit 137 in 3 of 30 such stops; none of 30 with the profile 0.5 s old).
+# its group; http_start's servers run under it): the second one, pending
+# while the server stops, must not kill pmutop after a clean stop (it did:
+# exit 143, about one run in three). Runs 4-6 have a profile ~1.5 s under
+# way, whose session's signalfd races the main thread's for the signal (the
+# main thread lost, blocked in its read, and timeout's -k SIGKILLed the
+# server: exit 137 in 3 of 30 such stops; none of 30 with the profile 0.5 s
+# old).
 stops=
 for i in 1 2 3 4 5 6; do
-	wrap=()
-	(( i > 3 )) && wrap=(timeout -k 5 300)
-	"${wrap[@]}" "$PMUTOP" --http 127.0.0.1:0 -p "$WL" 2>dbl$i.err &
-	pm=$!
-	p=
-	for _ in $(seq 100); do
-		p=$(grep -o 'http://127\.0\.0\.1:[0-9]*' dbl$i.err 2>/dev/null | head -1 | sed 's/.*://')
-		[[ -n $p ]] && break
-		sleep 0.05
-	done
-	[[ -n $p ]] || { show dbl$i.err; fail "run $i: the server did not report its address"; }
+	http_start 127.0.0.1:0 -p "$WL"
 	cp=
 	if (( i > 3 )); then
 		curl -s -o /dev/null -w '%{http_code}' \
-			"http://127.0.0.1:$p/debug/pprof/profile?seconds=15&event=task-clock" \
+			"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=15&event=task-clock" \
 			>dbl$i.code 2>/dev/null &
 		cp=$!
-		for _ in $(seq 100); do holds_perf_fd "$pm" && break; sleep 0.05; done
+		for _ in $(seq 100); do holds_perf_fd "$SRV" && break; sleep 0.05; done
 		sleep 1.2
 	fi
 	t0=$(now)
-	kill -TERM "$pm"
-	(( i > 3 )) || kill -TERM "$pm" 2>/dev/null
-	wait_gone "$pm" 8 || { show dbl$i.err; fail "SIGTERM: no stop within 8 s (run $i)"; }
-	wait "$pm"
+	kill -TERM "$SRV"
+	wait_gone "$SRV" 8 || { show server.err; fail "SIGTERM: no stop within 8 s (run $i)"; }
+	wait "$SRV"
 	rc=$?
-	(( rc == 0 )) || { show dbl$i.err; fail "two SIGTERMs in a burst: server exit status $rc (run $i)"; }
+	(( rc == 0 )) || { show server.err; fail "two SIGTERMs in a burst: server exit status $rc (run $i)"; }
 	if [[ -n $cp ]]; then
 		wait "$cp"
 		[[ $(cat dbl$i.code) == 503 ]] ||
@@ -183,7 +172,7 @@ for i in 1 2 3 4 5 6; do
 	fi
 	stops+=" $(elapsed "$t0")"
 done
-info "two SIGTERMs in a burst: exit 0 in 6 runs (3 through timeout(1) with a profile in flight: 503), stopped in$stops s"
+info "two SIGTERMs in a burst (timeout(1)): exit 0 in 6 runs (3 with a profile in flight: 503), stopped in$stops s"
 
 # A server whose target exits stops by itself.
 start_bg "$W/shares" 2
