@@ -278,6 +278,12 @@ int frame_header(const struct view_ctx *v)
 		x = 0;
 		x = field(2, x, "lost", grouped(st->total.lost, val, sizeof(val)));
 		x = field(2, x, "throttled", grouped(st->total.throttled, val, sizeof(val)));
+		/* The memory budget merged something: say what (--max-memory). */
+		if (st->total.pruned)
+			x = field(2, x, "pruned frames", grouped(st->total.pruned, val, sizeof(val)));
+		if (st->total.threads_folded)
+			x = field(2, x, "folded threads", grouped(st->total.threads_folded, val,
+								  sizeof(val)));
 		/* Attached while sampling; afterwards, those that had samples. */
 		snprintf(val, sizeof(val), "%zu", v->ended ? nthreads : st->threads_attached);
 		x = field(2, x, "threads", val);
@@ -316,6 +322,8 @@ int frame_header(const struct view_ctx *v)
 
 		x = 0;
 		x = field(2, x, "lost", grouped(info->lost, val, sizeof(val)));
+		if (info->pruned)
+			x = field(2, x, "pruned frames", grouped(info->pruned, val, sizeof(val)));
 		snprintf(val, sizeof(val), "%zu", nthreads);
 		x = field(2, x, "threads", val);
 	}

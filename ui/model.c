@@ -512,13 +512,17 @@ static int cmp_edge(const void *p, const void *q)
  * Line of a location is a function, innermost first), as src/profile/table.c counts
  * them. Returns the count, or -1 on ENOMEM; *buf grows as needed.
  */
-static long stack_functions(const struct agg_location *locs, const struct agg_stack *s,
-			    uint32_t **buf, size_t *cap)
+static long stack_functions(const struct aggregate *a, const struct agg_location *locs,
+			    const struct agg_stack *s, struct agg_path *path, uint32_t **buf,
+			    size_t *cap)
 {
+	const uint32_t *sl = aggregate_stack_path(a, s, path);
 	size_t n = 0, j, k;
 
+	if (!sl)
+		return -1;
 	for (j = 0; j < s->nlocs; j++) {
-		const struct agg_location *l = &locs[s->locs[j] - 1];
+		const struct agg_location *l = &locs[sl[j] - 1];
 		size_t nl = l->nlines && l->lines ? l->nlines : 1;
 
 		if (n + nl > *cap) {
@@ -542,6 +546,7 @@ int model_edges(const struct model *m, uint32_t fid, struct model_edges *e)
 	const struct agg_location *locs;
 	const struct agg_stack *stacks;
 	struct edge_acc up = { 0 }, down = { 0 };
+	struct agg_path path = { 0 };
 	size_t nf, nl, ns, i, j, cap = 0;
 	uint32_t *fn = NULL;
 	int rc = -ENOMEM;
@@ -572,7 +577,7 @@ int model_edges(const struct model *m, uint32_t fid, struct model_edges *e)
 		if (!w || (m->tid && s->tid != m->tid))
 			continue;
 		e->total += w;
-		nfn = stack_functions(locs, s, &fn, &cap);
+		nfn = stack_functions(m->a, locs, s, &path, &fn, &cap);
 		if (nfn < 0)
 			goto out;
 		for (j = 0; j < (size_t)nfn; j++) {
@@ -613,6 +618,7 @@ int model_edges(const struct model *m, uint32_t fid, struct model_edges *e)
 	rc = 0;
 out:
 	free(fn);
+	agg_path_free(&path);
 	free(up.w);
 	free(up.mark);
 	free(down.w);

@@ -16,12 +16,14 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "pmutop/frontend/cli_doc.h"
 #include "pmutop/frontend/cli_habits.h"
+#include "pmutop/profile/aggregate.h"
 
 #define DEFAULT_STACK_SIZE 16384
 #define DEFAULT_MAX_DEPTH 512
@@ -272,6 +274,42 @@ static int h_stack_size(struct cli_ctx *c, const struct cli_option *opt, const c
 	return 0;
 }
 
+/*
+ * A size in bytes: a number with an optional unit, K/M/G (powers of 1024,
+ * also KB/KiB, MB/MiB, GB/GiB), case-insensitive.
+ */
+static int h_max_memory(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	static const char *const units[][4] = {
+		{ "", "b", NULL }, { "k", "kb", "kib", NULL }, { "m", "mb", "mib", NULL },
+		{ "g", "gb", "gib", NULL },
+	};
+	unsigned long long v;
+	char *end;
+	int shift = -1;
+
+	(void)opt;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	for (int u = 0; u < 4 && shift < 0 && end != arg && arg[0] != '-'; u++)
+		for (int k = 0; k < 4 && units[u][k]; k++)
+			if (!strcasecmp(end, units[u][k]))
+				shift = 10 * u;
+	if (shift < 0 || errno || v > (SIZE_MAX >> shift)) {
+		snprintf(c->err, c->errlen, "invalid --max-memory \"%s\" (a size: 512M, 2G, 64MiB, "
+			 "or bytes)", arg);
+		return -EINVAL;
+	}
+	v <<= shift;
+	if (v < AGG_MIN_MAX_MEMORY) {
+		snprintf(c->err, c->errlen, "--max-memory \"%s\" is too small to hold a profile "
+			 "(at least %uM)", arg, AGG_MIN_MAX_MEMORY >> 20);
+		return -EINVAL;
+	}
+	c->o->max_memory = (size_t)v;
+	return 0;
+}
+
 static int h_mmap_pages(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	unsigned v;
@@ -509,10 +547,12 @@ static const struct cli_option opts_table[] = {
 	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
 	  .help = "with --dump-every: keep the N newest window profiles, remove older ones "
 		  "(default: keep all)" },
-	{ .name = "max-stacks", .arg = "N", .handle = h_unsigned, .off = F(max_stacks), .min = 100,
-	  .max = 100000000, .group = CLI_GROUP_OUTPUT, .verbs = SAMPLING,
-	  .help = "memory cap: distinct stacks kept (default 20000); past it the rarest keep "
-		  "only their leaf under a [compacted] caller, counted in the summary" },
+	{ .name = "max-memory", .arg = "SIZE", .handle = h_max_memory,
+	  .group = CLI_GROUP_OUTPUT, .verbs = SAMPLING,
+	  .help = "memory budget of the profile being built (default 256M; K, M, G): nothing "
+		  "is merged below it; over it, leaf address detail goes first, then exited "
+		  "threads fold into their names, then cold subtrees become [N cold frames "
+		  "pruned] under their caller - all counted in the summary" },
 	{ .name = "dump-split", .handle = h_flag, .off = F(dump_split),
 	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
 	  .help = "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)" },

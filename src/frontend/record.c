@@ -48,12 +48,15 @@ static void print_summary(const struct session *s, FILE *out)
 			st.threads_seen == 1 ? "" : "s", st.ncpus, st.ncpus == 1 ? "" : "s",
 			(unsigned long long)st.lost, (unsigned long long)st.throttled);
 	}
-	if (st.total.compacted || st.total.threads_folded || info->leaf_dropped)
-		fprintf(out, "pmutop: memory cap: compacted %llu stacks (merged into their leaf "
-			"under [compacted]), folded %llu exited threads into their names, dropped "
-			"the address detail of %llu leaf samples\n",
-			(unsigned long long)st.total.compacted, (unsigned long long)st.total.threads_folded,
-			(unsigned long long)info->leaf_dropped);
+	if (st.total.pruned || st.total.threads_folded || st.total.leaf_dropped)
+		fprintf(out, "pmutop: memory budget (--max-memory %zuM) reached: dropped the "
+			"address detail of %llu leaf samples, folded %llu exited threads into their "
+			"names, pruned %llu cold frames into [N cold frames pruned] callers "
+			"(%llu samples, %.1f%%; every kept frame's total is exact)\n",
+			(size_t)(info->max_memory >> 20), (unsigned long long)st.total.leaf_dropped,
+			(unsigned long long)st.total.threads_folded,
+			(unsigned long long)st.total.pruned, (unsigned long long)st.total.pruned_samples,
+			st.samples ? 100.0 * (double)st.total.pruned_samples / (double)st.samples : 0.0);
 	process_stats_print(&st.procs, st.unfollowed_samples, out);
 	if (st.offcpu) {
 		const struct offcpu_stats *oc = &st.offcpu_stats;

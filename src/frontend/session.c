@@ -1366,11 +1366,11 @@ static void favour_drain(const struct session *s)
 /* Sampling starts now: clocks, the deadline, the first rescan. */
 static void start_clocks(struct session *s)
 {
-	if (s->o->max_stacks) {
+	if (s->o->max_memory) {
 		struct agg_limits lim;
 
 		aggregate_get_limits(s->agg, &lim);
-		lim.max_stacks = s->o->max_stacks;
+		lim.max_memory = s->o->max_memory;
 		aggregate_set_limits(s->agg, &lim);
 	}
 	s->start_mono = s->window_mono = now_ns(CLOCK_MONOTONIC);
@@ -1483,7 +1483,7 @@ static void sync_run_counts(struct session *s)
 	info->run_samples = s->before.samples + info->samples;
 	info->run_lost = s->before.lost + info->lost;
 	info->run_throttled = s->before.throttled + info->throttled;
-	info->run_compacted = s->before.compacted + info->compacted;
+	info->run_pruned = s->before.pruned + info->pruned;
 	{
 		struct module_cache_stats ms;
 
@@ -1812,8 +1812,10 @@ int session_reset(struct session *s)
 	s->before.samples += old->samples;
 	s->before.lost += old->lost;
 	s->before.throttled += old->throttled;
-	s->before.compacted += old->compacted;
+	s->before.pruned += old->pruned;
+	s->before.pruned_samples += old->pruned_samples;
 	s->before.threads_folded += old->threads_folded;
+	s->before.leaf_dropped += old->leaf_dropped;
 	for (size_t k = 0; k < UNWIND_NOUTCOMES; k++)
 		s->before.outcomes[k] += old->outcomes[k];
 	info = aggregate_info(fresh);
@@ -1821,7 +1823,8 @@ int session_reset(struct session *s)
 	info->start_ns = now_ns(CLOCK_REALTIME);
 	info->duration_ns = 0;
 	info->samples = info->lost = info->throttled = info->foreign = 0;
-	info->compacted = info->threads_folded = info->leaf_dropped = info->compactions = 0;
+	info->pruned = info->pruned_samples = info->threads_folded = 0;
+	info->leaf_dropped = info->compactions = 0;
 	memset(info->outcomes, 0, sizeof(info->outcomes));
 	th = aggregate_threads(s->agg, &nth);
 	/* Live threads keep their names; exited and folded ones are gone. */
@@ -1865,10 +1868,14 @@ void session_get_status(const struct session *s, struct session_status *st)
 	st->total.samples += info->samples;
 	st->total.lost += info->lost;
 	st->total.throttled += info->throttled;
-	st->total.compacted += info->compacted;
+	st->total.pruned += info->pruned;
+	st->total.pruned_samples += info->pruned_samples;
 	st->total.threads_folded += info->threads_folded;
-	st->window.compacted = info->compacted;
+	st->total.leaf_dropped += info->leaf_dropped;
+	st->window.pruned = info->pruned;
+	st->window.pruned_samples = info->pruned_samples;
 	st->window.threads_folded = info->threads_folded;
+	st->window.leaf_dropped = info->leaf_dropped;
 	for (size_t k = 0; k < UNWIND_NOUTCOMES; k++)
 		st->total.outcomes[k] += info->outcomes[k];
 	st->samples = st->total.samples;

@@ -523,10 +523,10 @@ static int collect_leaves(struct builder *b)
 
 		if (!st->nlocs)
 			continue;
-		l = &b->locs[st->locs[0] - 1];
+		l = &b->locs[st->leaf - 1];
 		lf = &b->leaves[b->nleaves++];
 
-		lf->loc_id = st->locs[0];
+		lf->loc_id = st->leaf;
 		if (parts[i].addr < na) {
 			lf->mapping_id = addrs[parts[i].addr].mapping_id;
 			lf->address = addrs[parts[i].addr].address;

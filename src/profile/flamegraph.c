@@ -330,7 +330,9 @@ static void add_values(struct tree *t, uint32_t node, const struct agg_stack *s,
 static int tree_add(struct tree *t, const struct aggregate *a, bool base, size_t base_ev)
 {
 	struct chains c = { 0 };
+	struct agg_path path = { 0 };
 	const struct agg_stack *st;
+	const uint32_t *locs;
 	size_t nst, nloc;
 	int rc;
 
@@ -342,9 +344,13 @@ static int tree_add(struct tree *t, const struct aggregate *a, bool base, size_t
 		const struct agg_stack *s = &st[i];
 		uint32_t cur = 0;
 
+		if (!(locs = aggregate_stack_path(a, s, &path))) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		add_values(t, cur, s, base, base_ev);
 		for (uint32_t j = s->nlocs; j-- > 0;) {
-			uint32_t lid = s->locs[j];
+			uint32_t lid = locs[j];
 
 			if (!lid || lid > nloc)
 				continue;
@@ -362,6 +368,7 @@ static int tree_add(struct tree *t, const struct aggregate *a, bool base, size_t
 	}
 out:
 	chains_free(&c);
+	agg_path_free(&path);
 	return rc;
 }
 

@@ -91,6 +91,8 @@ static int build_lines(const struct aggregate *a, unsigned roots, struct fline *
 	const struct agg_function *fn = aggregate_functions(a, &nf);
 	struct fline *v = calloc(ns ? ns : 1, sizeof(*v));
 	char *buf = malloc(cap);
+	struct agg_path path = { 0 };
+	const uint32_t *locs;
 	int rc = 0;
 
 	if (!v || !buf) {
@@ -102,6 +104,11 @@ static int build_lines(const struct aggregate *a, unsigned roots, struct fline *
 
 		if (!st[i].weight)
 			continue;
+		locs = aggregate_stack_path(a, &st[i], &path);
+		if (!locs) {
+			rc = -ENOMEM;
+			goto fail;
+		}
 		buf[0] = '\0';
 		for (;;) {
 			len = 0;
@@ -131,7 +138,7 @@ static int build_lines(const struct aggregate *a, unsigned roots, struct fline *
 			}
 			/* Root first: locations are stored leaf first. */
 			for (uint32_t k = st[i].nlocs; !rc && k-- > 0;)
-				rc = append_location(buf, cap, &len, loc, nl, st[i].locs[k], fn, nf);
+				rc = append_location(buf, cap, &len, loc, nl, locs[k], fn, nf);
 			if (!rc && st[i].nlocs == 0)
 				rc = folded_append_frame(buf, cap, &len, "[no stack]");
 			if (rc != -ENOSPC)
@@ -170,6 +177,7 @@ static int build_lines(const struct aggregate *a, unsigned roots, struct fline *
 		n = w + 1;
 	}
 	free(buf);
+	agg_path_free(&path);
 	*out = v;
 	*nout = n;
 	return 0;
@@ -178,6 +186,7 @@ fail:
 		free(v[n].text);
 	free(v);
 	free(buf);
+	agg_path_free(&path);
 	return rc;
 }
 

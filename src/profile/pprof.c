@@ -72,6 +72,7 @@ struct build {
 	size_t lines_cap;
 	uint64_t *ids;          /* a sample's location ids */
 	size_t ids_cap;
+	struct agg_path path;           /* a stack's locations (aggregate_stack_path) */
 
 	int64_t comments[NCOMMENTS];
 	char comment_text[NCOMMENTS][256];
@@ -114,6 +115,7 @@ static void build_free(struct build *b)
 	free(b->lines);
 	free(b->linep);
 	free(b->ids);
+	agg_path_free(&b->path);
 	free(b->labels);
 	free(b->labelp);
 	free(b->nlab);
@@ -234,22 +236,23 @@ static void build_header(struct build *b, const struct aggregate *a, const struc
 		 info->samples, info->lost, info->throttled);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;
-	/* What was merged to keep memory bounded (issue 23). */
+	/* What the memory budget merged (issue 31): zeros below the budget. */
 	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
-		 "pmutop: compacted=%" PRIu64 " threads_folded=%" PRIu64
-		 " leaf_addresses_dropped=%" PRIu64 " modules_evicted=%" PRIu64
-		 " modules_parsed_max=%" PRIu64, info->compacted, info->threads_folded,
+		 "pmutop: max_memory=%" PRIu64 " pruned_frames=%" PRIu64 " pruned_samples=%" PRIu64
+		 " threads_folded=%" PRIu64 " leaf_addresses_dropped=%" PRIu64
+		 " modules_evicted=%" PRIu64 " modules_parsed_max=%" PRIu64, info->max_memory,
+		 info->pruned, info->pruned_samples, info->threads_folded,
 		 info->leaf_dropped, info->modules_evicted, info->modules_parsed_max);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;
 	/* Since the run started: the same over windows and live-view resets. */
 	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
 		 "pmutop: since start: run_samples=%" PRIu64 " run_lost=%" PRIu64 " run_throttled=%" PRIu64
-		 " run_compacted=%" PRIu64 " window=%" PRIu64,
+		 " run_pruned_frames=%" PRIu64 " window=%" PRIu64,
 		 info->run_samples > info->samples ? info->run_samples : info->samples,
 		 info->run_lost > info->lost ? info->run_lost : info->lost,
 		 info->run_throttled > info->throttled ? info->run_throttled : info->throttled,
-		 info->run_compacted > info->compacted ? info->run_compacted : info->compacted,
+		 info->run_pruned > info->pruned ? info->run_pruned : info->pruned,
 		 info->window);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;
@@ -316,7 +319,7 @@ static bool part_moves_leaf(const struct aggregate *a, const struct agg_leaf_par
 	const struct agg_location *al = aggregate_locations(a, &nl);
 	const struct agg_address *ad = aggregate_addresses(a, &na);
 
-	*loc = st[p->stack].nlocs ? st[p->stack].locs[0] : 0;
+	*loc = st[p->stack].leaf;
 	return *loc && p->addr < na && ad[p->addr].address != al[*loc - 1].address;
 }
 
@@ -648,8 +651,8 @@ static int switch_run(const struct aggregate *a, const struct agg_stack *st, con
 		return 0;
 	locs = aggregate_locations(a, &nl);
 	funcs = aggregate_functions(a, &nf);
-	if (st->locs[0] - 1 < nl) {
-		uint32_t fid = locs[st->locs[0] - 1].function_id;
+	if (st->leaf - 1 < nl) {
+		uint32_t fid = locs[st->leaf - 1].function_id;
 
 		if (fid && fid - 1 < nf && funcs[fid - 1].name &&
 		    !strcmp(funcs[fid - 1].name, "[preempted]"))
@@ -729,6 +732,7 @@ static int put_samples(struct build *b, const struct aggregate *a, struct zsink 
 	const struct agg_info *info = aggregate_info_const(a);
 	const struct agg_thread *threads;
 	const struct agg_stack *stacks;
+	const uint32_t *path;
 	size_t ns, nt, i, j;
 	size_t nev = info->nevents ? info->nevents : 1;
 	uint64_t split_given = 0;
@@ -757,7 +761,8 @@ static int put_samples(struct build *b, const struct aggregate *a, struct zsink 
 		if (!stack_wanted(b, a, st))
 			continue;
 		np = aggregate_leaf_iter_stack(b->parts, si, &parts);
-		if (!reserve((void **)&b->ids, &b->ids_cap, st->nlocs, sizeof(*b->ids)))
+		if (!reserve((void **)&b->ids, &b->ids_cap, st->nlocs, sizeof(*b->ids)) ||
+		    !(path = aggregate_stack_path(a, st, &b->path)))
 			return -ENOMEM;
 		for (i = 0; i < np && !z->err; i++) {
 			const struct agg_leaf_part *pt = &parts[i];
@@ -767,7 +772,7 @@ static int put_samples(struct build *b, const struct aggregate *a, struct zsink 
 
 			perftools__profiles__sample__init(&s);
 			for (j = 0; j < st->nlocs; j++)
-				b->ids[j] = j ? st->locs[j] : part_leaf_id(b, a, pt);
+				b->ids[j] = j ? path[j] : part_leaf_id(b, a, pt);
 			s.n_location_id = st->nlocs;
 			s.location_id = b->ids;
 			if (b->only >= 0) {

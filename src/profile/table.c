@@ -86,6 +86,8 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	uint64_t *flat, *cum, sw[PMUTOP_MAX_EVENTS];
 	double scale[PMUTOP_MAX_EVENTS];
 	size_t *mark;          /* per function: index + 1 of the last stack counted */
+	struct agg_path path = { 0 };
+	const uint32_t *sl;
 	int rc = -ENOMEM;
 
 	memset(t, 0, sizeof(*t));
@@ -131,8 +133,10 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 		t->total += sw[nev == 1 ? 0 : key];
 		for (k = 0; k < t->nevents; k++)
 			t->ev_total[k] += sw[k];
+		if (!(sl = aggregate_stack_path(a, s, &path)))
+			goto out;
 		for (j = 0; j < s->nlocs; j++) {
-			const struct agg_location *l = &locs[s->locs[j] - 1];
+			const struct agg_location *l = &locs[sl[j] - 1];
 			/* Inlined frames (debug info): each line is a function, innermost first. */
 			uint32_t li, nlines = l->nlines && l->lines ? l->nlines : 1;
 
@@ -178,6 +182,7 @@ out:
 	free(flat);
 	free(cum);
 	free(mark);
+	agg_path_free(&path);
 	return rc;
 }
 

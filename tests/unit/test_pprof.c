@@ -221,11 +221,12 @@ static void check_profile(const Profile *p)
 	assert_int_equal(p->n_comment, 3 + UNWIND_NOUTCOMES);
 	assert_string_equal(S(p, p->comment[0]), "pmutop: samples=4 lost=3 throttled=1");
 	assert_string_equal(S(p, p->comment[1]),
-			    "pmutop: compacted=0 threads_folded=0 leaf_addresses_dropped=0 "
-			    "modules_evicted=0 modules_parsed_max=0");
+			    "pmutop: max_memory=268435456 pruned_frames=0 pruned_samples=0 "
+			    "threads_folded=0 leaf_addresses_dropped=0 modules_evicted=0 "
+			    "modules_parsed_max=0");
 	/* Without a session's run counts, the profile's own are the run's. */
 	assert_string_equal(S(p, p->comment[2]), "pmutop: since start: run_samples=4 run_lost=3 "
-			    "run_throttled=1 run_compacted=0 window=0");
+			    "run_throttled=1 run_pruned_frames=0 window=0");
 	for (i = 0; i < UNWIND_NOUTCOMES; i++) {
 		snprintf(expect, sizeof(expect), "unwind %s: %d",
 			 unwind_outcome_name((enum unwind_outcome)i),

@@ -95,6 +95,7 @@ static char *describe_sorted(const struct aggregate *a)
 	size_t nf, nl, ns, i, j, n = 0;
 	char **lines, *out;
 	size_t total = 1;
+	struct agg_path path = { 0 };
 
 	f = aggregate_functions(a, &nf);
 	l = aggregate_locations(a, &nl);
@@ -105,15 +106,18 @@ static char *describe_sorted(const struct aggregate *a)
 		char buf[1024];
 		int o = snprintf(buf, sizeof(buf), "%u|%llu|%llu|", s[i].tid,
 				 (unsigned long long)s[i].samples, (unsigned long long)s[i].weight);
+		const uint32_t *p = aggregate_stack_path(a, &s[i], &path);
 
+		assert_non_null(p);
 		for (j = 0; j < s[i].nlocs; j++) {
-			const struct agg_location *loc = &l[s[i].locs[j] - 1];
+			const struct agg_location *loc = &l[p[j] - 1];
 
 			o += snprintf(buf + o, sizeof(buf) - (size_t)o, "%s%s", j ? ";" : "",
 				      f[loc->function_id - 1].name);
 		}
 		lines[n++] = strdup(buf);
 	}
+	agg_path_free(&path);
 	qsort(lines, n, sizeof(*lines), cmp_str);
 	for (i = 0; i < n; i++)
 		total += strlen(lines[i]) + 1;

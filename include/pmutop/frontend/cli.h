@@ -76,7 +76,7 @@ struct pmutop_opts {
 	const char *dump;        /* --dump FILE; NULL = print the table */
 	double dump_every;       /* --dump-every SEC: one profile per window into --dump DIR/ */
 	unsigned keep;           /* --keep N window profiles (oldest removed); 0 = all */
-	unsigned max_stacks;     /* --max-stacks: distinct stacks kept before merging; 0 = default */
+	size_t max_memory;       /* --max-memory: the profile's memory budget in bytes; 0 = default */
 	unsigned stack_size;     /* --stack-size bytes copied per sample */
 	bool stack_size_given;   /* --stack-size was given (else pmutop may lower it to fit) */
 	unsigned max_depth;      /* --max-depth frames */

@@ -38,7 +38,8 @@ enum session_state {
 /* Counters of one window of a run (unwind outcomes: enum unwind_outcome). */
 struct session_counts {
 	uint64_t samples, lost, throttled;
-	uint64_t compacted, threads_folded; /* merged to bound memory (aggregate_maintain) */
+	/* What the memory budget merged (aggregate_maintain; agg_info's fields). */
+	uint64_t pruned, pruned_samples, threads_folded, leaf_dropped;
 	uint64_t outcomes[UNWIND_NOUTCOMES];
 };
 

@@ -1,21 +1,32 @@
 /*
- * aggregate.h - the profile being built: identical stacks counted once.
+ * aggregate.h - the profile being built: a calling-context tree.
  *
  * Frames are interned into the pprof model as they arrive: mappings,
  * functions (name + file) and locations (mapping + address) each get a dense
- * id from 1, and a stack is the array of its location ids, leaf first.
- * Stacks are keyed by (tid, locations) in a hash table, so every sample
- * keeps its thread. The read-only accessors below are what the sinks
- * (pprof writer, text table, top view) use; they never see the hash table.
+ * id from 1. A sample's stack is a path in a calling-context tree (a prefix
+ * tree of locations, root = the outermost caller), and its counts live in a
+ * record keyed by (thread, tree node): threads and processes are labels on
+ * the records, not copies of the tree, so memory follows the program's
+ * distinct code paths - a new stack costs one node per frame it does not
+ * share with an earlier one, plus one record per (thread, leaf node).
+ * The read-only accessors below are what the sinks (pprof writer, text
+ * table, top view) use; they see a stack as its record and read its
+ * locations through aggregate_stack_path().
  *
- * Size follows the program, not the run (issue 23): a location is one
- * source position (mapping file, function, inline chain of lines), not one
- * address - every address of it maps to one location, whose address is
- * the first one seen (a real instruction of it, for later symbolization);
- * per-address detail is kept where it is used, in the leaf-address
- * histogram (aggregate_addresses). aggregate_maintain() folds exited
- * threads into one record per thread name and merges rare stacks when a
- * cap is reached, counting what it merged (agg_info).
+ * Size follows the program, not the run: a location is one source position
+ * (mapping file, function, inline chain of lines), not one address - every
+ * address of it maps to one location, whose address is the first one seen
+ * (a real instruction of it, for later symbolization); per-address detail
+ * is kept where it is used, in the leaf-address histogram
+ * (aggregate_addresses).
+ *
+ * Memory is bounded by a budget in bytes (agg_limits.max_memory). Nothing
+ * is merged below it. Over it, aggregate_maintain() degrades in the order a
+ * user would choose: per-address leaf detail first, then exited threads
+ * folded into one record per thread name, and only then cold subtrees of
+ * the tree pruned into a "[N cold frames pruned]" child of their caller, so
+ * that every kept frame's cumulative value stays exact; what was merged is
+ * counted in agg_info.
  */
 #ifndef PMUTOP_AGGREGATE_H
 #define PMUTOP_AGGREGATE_H
@@ -74,10 +85,17 @@ struct agg_location {
 	bool exact;
 };
 
+/*
+ * One record: the samples of thread tid whose stack is the path from tree
+ * node `node` up to the root. Its location ids (leaf first) come from
+ * aggregate_stack_path(); the leaf one is here for the many readers that
+ * want only it.
+ */
 struct agg_stack {
 	uint32_t tid;
-	uint32_t nlocs;
-	const uint32_t *locs;  /* location ids, leaf first */
+	uint32_t nlocs;        /* frames: the node's depth */
+	uint32_t node;         /* tree node (aggregate_stack_path) */
+	uint32_t leaf;         /* the leaf location id; 0 for an empty stack */
 	uint64_t samples;      /* number of samples with this (tid, stack) */
 	uint64_t weight;       /* sum of their event counts (periods): weights[0] */
 	/* Per event of the run (agg_info.events; one when nevents is 0): as
@@ -118,16 +136,23 @@ struct agg_address {
 };
 
 /*
- * Caps on what grows with time (aggregate_maintain enforces them):
- * stacks beyond max_stacks are merged (the rarest keep their leaf under a
- * "[compacted]" caller, then only "[compacted]"); addresses beyond
- * max_addresses forget their caller-only entries first, then the rarest
- * leaves; more than max_exited exited threads fold into one record per
- * name, at most max_names of them (then "[other threads]").
+ * The memory budget (aggregate_maintain enforces it): while the aggregate
+ * holds more than max_memory bytes (aggregate_bytes), it merges - leaf
+ * address detail first (caller-only entries, then the rarest leaves), then
+ * exited threads into one record per name (at most max_names of them, then
+ * "[other threads]"), then cold subtrees into "[N cold frames pruned]"
+ * nodes - until it is under about two thirds of the budget. A rebuild holds
+ * the old and the new aggregate for a moment: the process's peak is up to
+ * twice the budget.
  */
 struct agg_limits {
-	size_t max_stacks, max_addresses, max_exited, max_names;
+	size_t max_memory, max_names;
 };
+
+/* The default budget: far above what the programs measured need (README). */
+#define AGG_DEFAULT_MAX_MEMORY (256u << 20)
+/* The smallest budget accepted: an aggregate's empty tables and one sample. */
+#define AGG_MIN_MAX_MEMORY (1u << 20)
 
 /* Facts about the run that end up in the profile header and summary. */
 /* One sampled event of the run: a pprof sample type. */
@@ -150,10 +175,12 @@ struct agg_info {
 	uint64_t lost;              /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled;         /* THROTTLE records */
 	uint64_t foreign;           /* samples of other processes (dropped) */
-	uint64_t compacted;         /* stacks merged into shorter ones by the stack cap */
+	uint64_t pruned;            /* tree nodes pruned into "[N cold frames pruned]" */
+	uint64_t pruned_samples;    /* samples whose stack lost frames that way */
 	uint64_t threads_folded;    /* exited threads folded into their name */
 	uint64_t leaf_dropped;      /* leaf samples whose address detail was dropped */
-	uint64_t compactions;       /* times the aggregate was rebuilt */
+	uint64_t compactions;       /* times the aggregate was rebuilt over the budget */
+	uint64_t max_memory;        /* the budget in bytes (agg_limits.max_memory) */
 	/*
 	 * Files whose symbols were evicted once no process mapped them
 	 * (process_table_prune), since the run started: names already in the
@@ -165,7 +192,7 @@ struct agg_info {
 	 * Counts since the run started, across windows and the live view's
 	 * resets (the session keeps them; equal to the above without resets).
 	 */
-	uint64_t run_samples, run_lost, run_throttled, run_compacted;
+	uint64_t run_samples, run_lost, run_throttled, run_pruned;
 	uint64_t window;            /* window number (0: one profile for the run) */
 	uint64_t outcomes[UNWIND_NOUTCOMES];
 	/*
@@ -202,18 +229,19 @@ void aggregate_set_thread_name(struct aggregate *a, uint32_t tid, const char *na
 /* Thread tid ended (PERF_RECORD_EXIT): aggregate_maintain() may fold it. */
 void aggregate_thread_exited(struct aggregate *a, uint32_t tid);
 
-/* Defaults: 20,000 stacks, 65,536 addresses, 64 exited threads, 256 names. */
+/* Defaults: AGG_DEFAULT_MAX_MEMORY, 256 names. */
 void aggregate_get_limits(const struct aggregate *a, struct agg_limits *lim);
 void aggregate_set_limits(struct aggregate *a, const struct agg_limits *lim);
 
 /*
  * Housekeeping between samples (the session calls it about once a second,
  * and before a profile is written): with lines, look up pending lines
- * (aggregate_resolve_lines), then - when no lines are pending - rebuild the aggregate when threads are
- * to be folded, a quarter of the locations merged or a cap is exceeded. force: rebuild
- * anyway (merging whatever can be merged). Every pointer from the
- * read-only views is invalid afterwards. Returns 0 or -ENOMEM (the
- * aggregate is then unchanged and still valid).
+ * (aggregate_resolve_lines), then - when no lines are pending - rebuild the
+ * aggregate when a quarter of the locations merged (debug info showed them
+ * to be one source position) or it is over its memory budget. force:
+ * rebuild anyway (merging locations, and applying the budget if over it).
+ * Every pointer from the read-only views is invalid afterwards. Returns 0
+ * or -ENOMEM (the aggregate is then unchanged and still valid).
  */
 int aggregate_maintain(struct aggregate *a, bool force, bool lines);
 /* (It spends at most ~10 ms on lines; call again while lines are pending.) */
@@ -224,6 +252,26 @@ int aggregate_maintain(struct aggregate *a, bool force, bool lines);
  * invalid (a reader that keeps them, like the live view's model, re-reads).
  */
 uint64_t aggregate_generation(const struct aggregate *a);
+
+/* Bytes the aggregate holds now (tables, tree, records, strings). */
+size_t aggregate_bytes(const struct aggregate *a);
+
+/* Nodes of the calling-context tree (the root included). */
+size_t aggregate_nodes(const struct aggregate *a);
+
+/*
+ * A stack's location ids, leaf first: s->nlocs of them, written into a
+ * buffer the caller keeps in *p across calls (grown as needed; free it
+ * with agg_path_free). Returns the ids, or NULL on ENOMEM. s must be a
+ * record of a (the stack's node).
+ */
+struct agg_path {
+	uint32_t *v;
+	size_t cap;
+};
+const uint32_t *aggregate_stack_path(const struct aggregate *a, const struct agg_stack *s,
+				     struct agg_path *p);
+void agg_path_free(struct agg_path *p);
 
 /* The leaf-address histogram (see struct agg_address), n entries. */
 const struct agg_address *aggregate_addresses(const struct aggregate *a, size_t *n);
@@ -272,7 +320,7 @@ const struct agg_info *aggregate_info_const(const struct aggregate *a);
 /*
  * Read-only views. Arrays are indexed by id - 1 for mappings/functions/locations.
  * The arrays may move on the next aggregate_add() or aggregate_set_thread_name();
- * the strings and agg_stack.locs they point to live until aggregate_free()
+ * the strings they point to live until aggregate_free()
  * or the next aggregate_maintain().
  */
 const struct agg_stack *aggregate_stacks(const struct aggregate *a, size_t *n);
