@@ -196,11 +196,12 @@ static size_t event_sample_comments(struct build *b, const struct aggregate *a,
 static void build_header(struct build *b, const struct aggregate *a, const struct agg_info *info,
 			 bool *failed)
 {
-	size_t nev = info->nevents ? info->nevents : 1, nc = 0;
+	size_t nev = info->nevents ? info->nevents : 1, nc = 0, nstacks;
 	const char *event, *unit;
 	uint64_t period = 0;
 	int i;
 
+	aggregate_stacks(a, &nstacks);
 	perftools__profiles__value_type__init(&b->types[0]);
 	b->types[0].type = str(b, "samples", failed);
 	b->types[0].unit = str(b, "count", failed);
@@ -238,10 +239,11 @@ static void build_header(struct build *b, const struct aggregate *a, const struc
 	nc++;
 	/* What the memory budget merged (issue 31): zeros below the budget. */
 	snprintf(b->comment_text[nc], sizeof(b->comment_text[nc]),
-		 "pmutop: max_memory=%" PRIu64 " pruned_frames=%" PRIu64 " pruned_samples=%" PRIu64
-		 " threads_folded=%" PRIu64 " leaf_addresses_dropped=%" PRIu64
-		 " modules_evicted=%" PRIu64 " modules_parsed_max=%" PRIu64, info->max_memory,
-		 info->pruned, info->pruned_samples, info->threads_folded,
+		 "pmutop: max_memory=%" PRIu64 " bytes=%zu nodes=%zu stacks=%zu pruned_frames=%" PRIu64
+		 " pruned_samples=%" PRIu64 " threads_folded=%" PRIu64
+		 " leaf_addresses_dropped=%" PRIu64 " modules_evicted=%" PRIu64
+		 " modules_parsed_max=%" PRIu64, info->max_memory, aggregate_bytes(a),
+		 aggregate_nodes(a), nstacks, info->pruned, info->pruned_samples, info->threads_folded,
 		 info->leaf_dropped, info->modules_evicted, info->modules_parsed_max);
 	b->comments[nc] = str(b, b->comment_text[nc], failed);
 	nc++;

@@ -197,7 +197,7 @@ static void check_profile(const Profile *p)
 	char names[256], expect[256], fallback[64];
 	struct frame unnamed = { .addr = 0x403000, .map = &map_exe };
 	bool seen[3] = { false, false, false };
-	size_t i, j;
+	size_t i, j, bytes = 0, nodes = 0, stacks = 0;
 
 	assert_true(p->n_string_table > 0);
 	assert_string_equal(p->string_table[0], "");
@@ -220,10 +220,14 @@ static void check_profile(const Profile *p)
 
 	assert_int_equal(p->n_comment, 3 + UNWIND_NOUTCOMES);
 	assert_string_equal(S(p, p->comment[0]), "pmutop: samples=4 lost=3 throttled=1");
-	assert_string_equal(S(p, p->comment[1]),
-			    "pmutop: max_memory=268435456 pruned_frames=0 pruned_samples=0 "
-			    "threads_folded=0 leaf_addresses_dropped=0 modules_evicted=0 "
-			    "modules_parsed_max=0");
+	/* The aggregate's size: bytes and tree nodes, which depend on the tables. */
+	assert_true(sscanf(S(p, p->comment[1]), "pmutop: max_memory=268435456 bytes=%zu nodes=%zu "
+			   "stacks=%zu", &bytes, &nodes, &stacks) == 3);
+	assert_int_equal(stacks, p->n_sample);
+	assert_true(bytes > 0 && nodes > 1);
+	assert_non_null(strstr(S(p, p->comment[1]),
+			       " pruned_frames=0 pruned_samples=0 threads_folded=0 "
+			       "leaf_addresses_dropped=0 modules_evicted=0 modules_parsed_max=0"));
 	/* Without a session's run counts, the profile's own are the run's. */
 	assert_string_equal(S(p, p->comment[2]), "pmutop: since start: run_samples=4 run_lost=3 "
 			    "run_throttled=1 run_pruned_frames=0 window=0");
