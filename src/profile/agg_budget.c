@@ -34,7 +34,7 @@ size_t aggregate_bytes(const struct aggregate *a)
 	       VEC_BYTES(a->funcs) + VEC_BYTES(a->locs) + VEC_BYTES(a->nodes) +
 	       VEC_BYTES(a->stacks) + VEC_BYTES(a->threads) + VEC_BYTES(a->strs) +
 	       VEC_BYTES(a->addrs) + VEC_BYTES(a->loc_canon) + VEC_BYTES(a->pending) +
-	       a->fredir_n * sizeof(*a->fredir) + a->scratch_cap * sizeof(*a->scratch) +
+	       a->fredir_n * sizeof(*a->fredir) + 3 * a->scratch_cap * sizeof(*a->scratch) +
 	       IX_BYTES(a->map_ix) + IX_BYTES(a->func_ix) + IX_BYTES(a->loc_ix) +
 	       IX_BYTES(a->node_ix) + IX_BYTES(a->stack_ix) + IX_BYTES(a->thread_ix) +
 	       IX_BYTES(a->str_ix) + IX_BYTES(a->addr_ix) + a->arena.bytes;

@@ -170,6 +170,13 @@ struct aggregate {
 
 	uint32_t *scratch;             /* location ids of the sample being added */
 	unsigned scratch_cap;
+	/*
+	 * The last sample's path, root first: its location ids and tree nodes
+	 * (room for scratch_cap). The next sample walks its shared prefix by
+	 * comparing ids instead of probing the node index frame by frame.
+	 */
+	uint32_t *last_locs, *last_nodes;
+	unsigned last_n;
 
 	/* Consecutive frames are usually in the same mapping. */
 	uint64_t last_map_key;

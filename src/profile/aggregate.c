@@ -715,6 +715,8 @@ void aggregate_free(struct aggregate *a)
 	free(a->str_ix.slots);
 	arena_free(&a->arena);
 	free(a->scratch);
+	free(a->last_locs);
+	free(a->last_nodes);
 	free(a);
 }
 
@@ -737,10 +739,17 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 		return -EINVAL;
 	if (n > a->scratch_cap) {
 		uint32_t *ns = realloc(a->scratch, n * sizeof(*ns));
+		uint32_t *ll = realloc(a->last_locs, n * sizeof(*ll));
+		uint32_t *ln = realloc(a->last_nodes, n * sizeof(*ln));
 
-		if (!ns)
+		if (ns)
+			a->scratch = ns;
+		if (ll)
+			a->last_locs = ll;
+		if (ln)
+			a->last_nodes = ln;
+		if (!ns || !ll || !ln)
 			return -ENOMEM;
-		a->scratch = ns;
 		a->scratch_cap = n;
 	}
 	for (i = 0; i < n; i++) {
@@ -753,11 +762,27 @@ int aggregate_add_event(struct aggregate *a, uint32_t tid, const struct frame *f
 		if (i == 0)
 			leaf = ai;
 	}
-	/* Down the tree from the outermost caller. */
-	for (i = n; i-- > 0;) {
-		node = node_get(a, node, a->scratch[i]);
-		if (!node)
-			return -ENOMEM;
+	/*
+	 * Down the tree from the outermost caller: the part shared with the
+	 * last sample's path (usually most of it) by comparing ids, the rest
+	 * through the index.
+	 */
+	{
+		unsigned d = 0, same = a->last_n < n ? a->last_n : n;
+
+		while (d < same && a->last_locs[d] == a->scratch[n - 1 - d])
+			d++;
+		node = d ? a->last_nodes[d - 1] : 0;
+		for (; d < n; d++) {
+			node = node_get(a, node, a->scratch[n - 1 - d]);
+			if (!node) {
+				a->last_n = 0;
+				return -ENOMEM;
+			}
+			a->last_locs[d] = a->scratch[n - 1 - d];
+			a->last_nodes[d] = node;
+		}
+		a->last_n = n;
 	}
 	t = thread_get(a, tid);
 	if (!t)
