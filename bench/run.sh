@@ -3,6 +3,7 @@
 #
 #   make bench                      build, then the full run (<= ~15 min)
 #                                   + bench/longrun.py (BENCH_LONG_MINUTES, default 10)
+#                                   + bench/aggbench.py (BENCH_AGG_SECS, default 60)
 #   BENCH_QUICK=1 bash bench/run.sh ~2 minute version (preliminary figures)
 #
 # The measurements are in bench/bench.py (python3, stdlib only; helpers in
@@ -49,4 +50,7 @@ python3 "$REPO/bench/bench.py" "$@" || rc=$?
 # Long runs (issue 23): RSS and CPU curves, BENCH_LONG_MINUTES (default 10,
 # 60 for the optional long run, 0 skips).
 python3 "$REPO/bench/longrun.py" || rc=$?
+# The profile's fidelity against its memory (issue 31): gofmt and the worst
+# case, BENCH_AGG_SECS (default 60, 0 skips).
+python3 "$REPO/bench/aggbench.py" || rc=$?
 exit $rc
