@@ -119,7 +119,7 @@ def main():
              f"## Long runs{_TAG and ' (' + _TAG.strip() + ')'}: pmutop's memory and CPU "
              "over time (issue 23)", "",
              f"Both targets profiled at once, each by its own `pmutop -e task-clock "
-             f"--period {PERIOD} -p PID --duration {secs} --dump F` (default caps). RSS in MiB "
+             f"--period {PERIOD} -p PID --duration {secs} --dump F` (default budget). RSS in MiB "
              "(anonymous + file-backed: the file part is mostly libdw's mapped debug files, "
              "e.g. libc6-dbg). CPU: pmutop's, % of one core over each 30 s.", ""]
     for name, r in runs.items():
@@ -127,7 +127,7 @@ def main():
             err = f.read()
         m = re.search(r"(\d+) samples of .* in ([\d.]+) s", err)
         lost = re.search(r"; lost (\d+)", err)
-        cap = re.search(r"memory cap: (.*)", err)
+        cap = re.search(r"(memory budget .*)", err)
         samples, dur = (int(m.group(1)), float(m.group(2))) if m else (0, 1)
         ru = r["rusage"]
         cpu_total = ru.ru_utime + ru.ru_stime
