@@ -96,6 +96,33 @@ static void bad_values_are_rejected_with_the_value(void **state)
 	}
 }
 
+/* --max-memory: a size with K/M/G units; too small, negative or unknown units refused. */
+static void max_memory_sizes(void **state)
+{
+	static const struct { const char *arg; size_t bytes; } ok[] = {
+		{ "256M", 256u << 20 }, { "2g", 2ull << 30 }, { "64MiB", 64u << 20 },
+		{ "4096k", 4u << 20 }, { "1048576", 1u << 20 }, { "1GB", 1ull << 30 },
+	};
+	static const char *bad[] = { "5q", "-1M", "0", "1000", "512K", "M", "", "1.5G",
+				     "99999999999999999999G" };
+	struct pmutop_opts o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(parse(&o, "-p", "1", "--max-memory", ok[i].arg, NULL), 0);
+		assert_int_equal(o.max_memory, ok[i].bytes);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&o, "-p", "1", "--max-memory", bad[i], NULL), -EINVAL);
+		assert_non_null(strstr(cli_err, "--max-memory"));
+	}
+	/* The accepted forms are named. */
+	assert_int_equal(parse(&o, "-p", "1", "--max-memory", "5q", NULL), -EINVAL);
+	assert_non_null(strstr(cli_err, "512M, 2G"));
+	assert_int_equal(parse(&o, "-p", "1", "--max-memory", "100K", NULL), -EINVAL);
+	assert_non_null(strstr(cli_err, "too small"));
+}
+
 static void conflicts_are_rejected(void **state)
 {
 	struct pmutop_opts o;
@@ -320,6 +347,7 @@ int main(void)
 		cmocka_unit_test(live_view_options),
 		cmocka_unit_test(live_view_bad_values_and_conflicts),
 		cmocka_unit_test(modes_like_py_spy),
+		cmocka_unit_test(max_memory_sizes),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
