@@ -1788,7 +1788,12 @@ int session_window(struct session *s, int (*write)(void *arg, const struct aggre
 			aggregate_resolve_lines_for(s->agg, t < end ? end - t : 1000000ULL);
 		}
 	}
-	maintain(s, true);
+	/*
+	 * Not forced: the window's aggregate goes right after the write, and a
+	 * rebuild only to fold merged locations would stall the ring buffers
+	 * for a copy of the whole tree (outputs read merged locations right).
+	 */
+	maintain(s, false);
 	rc = write(arg, s->agg);
 	if (session_reset(s))
 		return rc ? rc : -ENOMEM;

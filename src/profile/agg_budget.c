@@ -230,14 +230,23 @@ static int copy_threads(struct copy *c, bool fold)
 /*
  * What a rebuild over the budget gives up, decided from estimates before
  * copying: the address table's floor (leaf counts below it are dropped;
- * 1 drops caller-only entries), whether exited threads fold, and the
- * samples a subtree needs to stay (0: nothing pruned).
+ * 1 drops caller-only entries), whether exited threads fold, and which
+ * subtrees stay (prune_cut).
  */
 struct plan {
 	uint64_t min_leaf;
 	bool fold;
-	uint64_t min_cum;
+	bool prune;
+	uint64_t cut;   /* nodes with subtree counts above it stay, */
+	size_t ties;    /* and this many of those equal to it */
 };
+
+/*
+ * Trees larger than this are not rebuilt only to fold merged locations
+ * while sampling: copying a node costs ~0.1-0.3 us, so this bounds that
+ * rebuild to a few tens of ms - about what the ring buffers absorb.
+ */
+#define MERGE_REBUILD_MAX_NODES 200000
 
 /* Bytes one entry costs in a table at most 70% full, with its slot. */
 #define ENTRY_BYTES(type) (sizeof(type) + sizeof(struct slot) * 10 / 7 + 1)
@@ -265,26 +274,38 @@ static uint64_t *subtree_samples(const struct aggregate *a)
 }
 
 /*
- * The smallest subtree count to keep so that at most keep nodes (the root
- * included) stay; kept nodes form a tree, since a node's count is at least
- * its children's.
+ * Which nodes stay so that at most keep do (the root aside): those whose
+ * subtree count is above *cut, and *ties of those equal to it (the first
+ * in id order - the worst case, a new path every sample, has most nodes at
+ * one sample, and cutting all of them would prune far past the budget).
+ * Kept nodes form a tree, since a node's count is at least its children's
+ * and ties are taken callers first.
  */
-static uint64_t prune_threshold(const struct aggregate *a, const uint64_t *cum, size_t keep)
+static int prune_cut(const struct aggregate *a, const uint64_t *cum, size_t keep,
+		     uint64_t *cut, size_t *ties)
 {
-	size_t n = a->nodes.n - 1;
-	uint64_t *v, t;
+	size_t n = a->nodes.n - 1, above = 0;
+	uint64_t *v;
 
-	if (keep >= a->nodes.n)
+	*cut = 0;
+	*ties = 0;
+	if (keep >= n)
 		return 0;
-	v = malloc((n + 1) * sizeof(*v));
+	if (!keep) {
+		*cut = UINT64_MAX;
+		return 0;
+	}
+	v = malloc(n * sizeof(*v));
 	if (!v)
-		return UINT64_MAX; /* no room to choose: prune everything cold */
+		return -ENOMEM;
 	memcpy(v, cum + 1, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), u64_desc);
-	/* Keep the nodes above the keep-th count; ties at it go too. */
-	t = keep ? v[keep - 1] + 1 : UINT64_MAX;
+	*cut = v[keep - 1];
+	while (above < keep && v[above] > *cut)
+		above++;
+	*ties = keep - above;
 	free(v);
-	return t;
+	return 0;
 }
 
 static int make_plan(const struct aggregate *a, const uint64_t *cum, struct plan *p)
@@ -342,9 +363,13 @@ static int make_plan(const struct aggregate *a, const uint64_t *cum, struct plan
 	 * 3. Cold subtrees: what is left over the target goes in proportion to
 	 * the nodes (each brings its records, locations and strings along).
 	 */
-	p->min_cum = prune_threshold(a, cum, (size_t)((double)a->nodes.n * (double)target /
-						      (double)est));
-	return 0;
+	/*
+	 * Nodes do not carry the bytes alone (records merge less than nodes
+	 * go, arrays keep up to twice their use): aim at 70% of the share.
+	 */
+	p->prune = true;
+	return prune_cut(a, cum, (size_t)((double)a->nodes.n * 0.7 * (double)target / (double)est),
+			 &p->cut, &p->ties);
 }
 
 /* The "[N cold frames pruned]" location of b. */
@@ -371,10 +396,11 @@ static int pruned_location(struct aggregate *b, uint32_t n, uint32_t *id)
 
 /*
  * The tree of b: kept nodes in id order (callers first), and for each kept
- * caller with cold callees one pruned node taking them all (min_cum 0:
- * every node kept; pruned nodes of earlier rebuilds then stay as they are).
+ * caller with cold callees one pruned node taking them all (p->prune
+ * false: every node kept; pruned nodes of earlier rebuilds then stay as
+ * they are).
  */
-static int copy_nodes(struct copy *c, const uint64_t *cum, uint64_t min_cum)
+static int copy_nodes(struct copy *c, const uint64_t *cum, const struct plan *p)
 {
 	const struct aggregate *a = c->a;
 	struct aggregate *b = c->b;
@@ -382,8 +408,10 @@ static int copy_nodes(struct copy *c, const uint64_t *cum, uint64_t min_cum)
 	size_t nn = a->nodes.n;
 	int err = -ENOMEM;
 
-	if (min_cum) {
-		top = calloc(nn, sizeof(*top));      /* pruned: its kept ancestor */
+	if (p->prune) {
+		size_t ties = p->ties;
+
+		top = calloc(nn, sizeof(*top));      /* pruned: its kept ancestor + 1 */
 		count = calloc(nn, sizeof(*count));  /* kept: frames pruned under it */
 		pnode = calloc(nn, sizeof(*pnode));  /* kept: its pruned node in b */
 		if (!top || !count || !pnode)
@@ -392,7 +420,8 @@ static int copy_nodes(struct copy *c, const uint64_t *cum, uint64_t min_cum)
 			const struct cct_node *o = &a->nodes.v[n];
 			bool parent_kept = o->parent == 0 || !top[o->parent];
 
-			if (!o->pruned && cum[n] >= min_cum && parent_kept)
+			if (!o->pruned && parent_kept &&
+			    (cum[n] > p->cut || (cum[n] == p->cut && ties && ties--)))
 				continue;
 			top[n] = parent_kept ? o->parent + 1 : top[o->parent];
 			count[top[n] - 1] += o->pruned ? o->pruned : 1;
@@ -525,14 +554,21 @@ int agg_rebuild(struct aggregate *a, bool over_budget)
 	c.loc = calloc(a->locs.n + 1, sizeof(*c.loc));
 	c.tid = calloc(a->threads.n + 1, sizeof(*c.tid));
 	c.node = calloc(a->nodes.n + 1, sizeof(*c.node));
-	if (!c.map || !c.func || !c.loc || !c.tid || !c.node ||
-	    index_presize(&b->stack_ix, a->stacks.n) || index_presize(&b->node_ix, a->nodes.n))
+	if (!c.map || !c.func || !c.loc || !c.tid || !c.node)
+		goto out;
+	/*
+	 * A rebuild that keeps everything sizes its tables up front (they
+	 * then never double and move during the copy); one that prunes does
+	 * not, or the new tables would be as large as the old.
+	 */
+	if (!p.prune && (index_presize(&b->stack_ix, a->stacks.n) ||
+			   index_presize(&b->node_ix, a->nodes.n)))
 		goto out;
 	if (a->info.event && !(b->info.event = str_intern(b, a->info.event)))
 		goto out;
 	if (a->info.event_unit && !(b->info.event_unit = str_intern(b, a->info.event_unit)))
 		goto out;
-	if ((err = copy_threads(&c, p.fold)) || (err = copy_nodes(&c, cum, p.min_cum)) ||
+	if ((err = copy_threads(&c, p.fold)) || (err = copy_nodes(&c, cum, &p)) ||
 	    (err = copy_stacks(&c)) || (err = copy_addresses(&c, p.min_leaf)))
 		goto out;
 	/* Every redirect: addresses named later must still land on the DWARF function. */
@@ -583,8 +619,12 @@ int aggregate_maintain(struct aggregate *a, bool force, bool lines)
 	 * (dlopen/dlclose: new addresses, the same lines) merges a few dozen
 	 * every second - a rebuild for each copied the whole tree once a
 	 * second (issue 23: 228 rebuilds in 250 s on tests/workloads/longrun).
+	 * And only while the copy is short (the sampling loop waits for it):
+	 * a larger tree keeps its merged locations until a forced rebuild at
+	 * the end of the run.
 	 */
-	if (!force && !over && (a->merged == 0 || a->merged * 4 < a->locs.n))
+	if (!force && !over && (a->merged == 0 || a->merged * 4 < a->locs.n ||
+				a->nodes.n > MERGE_REBUILD_MAX_NODES))
 		return 0;
 	return agg_rebuild(a, over);
 }
