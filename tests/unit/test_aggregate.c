@@ -458,7 +458,7 @@ static void test_deep_paths_share_prefix(void **state)
 	enum { DEPTH = 200, N = 20000 };
 	struct aggregate *a = aggregate_new();
 	static struct frame f[DEPTH];
-	static char names[64][8];
+	static char names[64][16];
 	uint64_t samples, weight;
 	size_t n;
 
