@@ -438,11 +438,21 @@ static uint64_t tstate_of(struct pyproc *p, pid_t tid)
 
 int pyproc_stack(struct pyproc *p, pid_t tid, struct py_frame *out, unsigned max)
 {
+	return pyproc_stack_at(p, tid, 0, NULL, 0, out, max, NULL, NULL);
+}
+
+int pyproc_stack_at(struct pyproc *p, pid_t tid, uint64_t sp, const uint8_t *stack, size_t size,
+		    struct py_frame *out, unsigned max, bool *from_copy, bool *changed)
+{
 	const struct py_layout *L = p->L;
 	uint64_t ts, cframe, fr, saved = 0;
 	unsigned n = 0, lam = 0, power = 1;
 	int err;
 
+	if (from_copy)
+		*from_copy = false;
+	if (changed)
+		*changed = false;
 	if (max > CODE_CACHE_MAX / 4)
 		max = CODE_CACHE_MAX / 4;
 	if (codes_room(p, max))
@@ -461,6 +471,21 @@ int pyproc_stack(struct pyproc *p, pid_t tid, struct py_frame *out, unsigned max
 		p->nthreads = 0;
 		p->st.unreadable++;
 		return err == -ESRCH ? -ESRCH : -EFAULT;
+	}
+	/*
+	 * The innermost activation's _PyCFrame is a local of the interpreter
+	 * loop: on the stack the sample copied, with current_frame as it was
+	 * when the event fired.
+	 */
+	if (stack && cframe >= sp && cframe - sp + L->cf_current_frame + 8 <= size) {
+		uint64_t then;
+
+		memcpy(&then, stack + (cframe - sp) + L->cf_current_frame, sizeof(then));
+		if (from_copy)
+			*from_copy = true;
+		if (changed)
+			*changed = then != fr;
+		fr = then;
 	}
 	p->st.stacks++;
 	while (fr) {

@@ -85,6 +85,19 @@ struct py_frame {
  */
 int pyproc_stack(struct pyproc *p, pid_t tid, struct py_frame *out, unsigned max);
 
+/*
+ * The same for a sample: stack[0..size) is the copy of tid's user stack
+ * from sp the kernel took when the event fired. The innermost interpreter
+ * activation keeps the current frame pointer in a struct on its C stack
+ * (3.11: the _PyCFrame tstate->cframe points to); when that struct lies in
+ * the copy, the walk starts from the pointer it had at the sample
+ * (*from_copy) rather than from the one in memory now, and *changed says
+ * whether they differ (the thread called or returned since: the frames'
+ * contents are read now and may have moved on). Both may be NULL.
+ */
+int pyproc_stack_at(struct pyproc *p, pid_t tid, uint64_t sp, const uint8_t *stack, size_t size,
+		    struct py_frame *out, unsigned max, bool *from_copy, bool *changed);
+
 /* What went wrong so far, for the summary (all since pyproc_open). */
 struct pyproc_stats {
 	uint64_t stacks;          /* pyproc_stack calls that found the thread */
