@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# t_python_stacks.sh - `pmutop --stacks` on Debian's python3.11: every
+# thread's Python stack with file:line, innermost first, merged with the
+# native frames (py-spy dump --native's view).
+#
+# The py_stacks workload parks three threads and its main thread in known
+# functions at lines marked "# PARK name" (their callers at "# CALL name"):
+# sleeper in time.sleep, locker in Lock.acquire, spinner busy in its loop,
+# main in Event.wait. With the default --python=on each must show its
+# function at the marked line, its caller just below at the caller's
+# line, native frames above (the C the sleeping threads wait in) and no
+# _PyEval_EvalFrameDefault left (Python frames take its place); with
+# --python=only Python frames alone; with --python=off no Python frame and
+# the interpreter loop back. The target is left untraced and runs on.
+# Needs /usr/bin/python3.11 (Debian's, stripped), not whatever python3 is
+# first on PATH.
+source "$(dirname "$0")/lib.sh"
+e2e_init
+
+PY=/usr/bin/python3.11
+[[ -x $PY ]] || skip "$PY not installed (apt-get install python3.11)"
+WL=$E2E_REPO/tests/workloads/py_stacks.py
+errs=0
+bad() { info "FAILED: $*"; errs=$((errs + 1)); }
+
+mark() { grep -n "# $1 $2\$" "$WL" | cut -d: -f1; }
+
+start_bg "$PY" "$WL" 60 >target.out 2>target.err
+pid=$BG_PID
+for _ in $(seq 200); do
+	grep -q ready target.out 2>/dev/null && break
+	sleep 0.05
+done
+grep -q ready target.out || fail "py_stacks did not start: $(head -c 300 target.err)"
+
+# threads FILE: per thread "NAME|frames" with each frame as "fn@file:line"
+# (Python) or "fn" (native), innermost first.
+threads() {
+	awk '
+	/^Thread / { t++; next }
+	/^ +#[0-9]+ +\(python\) / {
+		fn = $3; loc = $NF; gsub(/[()]/, "", loc)
+		n = split(loc, parts, "/"); loc = parts[n]
+		fr[t] = fr[t] " " fn "@" loc; next
+	}
+	/^ +#[0-9]+ / { fr[t] = fr[t] " " $3 }
+	END { for (i = 1; i <= t; i++) print fr[i] }' "$1"
+}
+
+run_pmutop on --stacks -p "$pid"
+(( RC == 0 )) || { show on.err; fail "--stacks exited $RC"; }
+show on.out 40
+threads on.out >on.threads
+grep -q "^Python 3\.11\." on.out || bad "no \"Python 3.11.x\" line"
+grep -q "_PyEval_EvalFrameDefault" on.out && bad "an interpreter loop frame is left (Python frames should replace it)"
+B=py_stacks.py
+for spec in \
+	"sleeper|Parker.sleep_here|Parker.run|(clock_nanosleep|__futex|pthread_cond)" \
+	"locker|wait_on_lock|locker_main|(__futex|sem_wait|PyThread_acquire_lock)" \
+	"spinner|spin_here|spinner_main|" \
+	"main|main_wait|main|(__futex|sem_wait|PyThread_acquire_lock|Condition.wait)"; do
+	IFS='|' read -r name fn caller native <<<"$spec"
+	want="$fn@$B:$(mark PARK "$name") $caller@$B:$(mark CALL "$name")"
+	line=$(grep -F -- " $want" on.threads | head -n 1)
+	if [[ -z $line ]]; then
+		bad "thread $name: no stack with \"$want\" (innermost first)"
+		continue
+	fi
+	if [[ -n $native ]] && ! [[ ${line%%" $fn@"*} =~ $native ]]; then
+		bad "thread $name: no native frame matching $native above $fn: ${line%%" $fn@"*}"
+	fi
+	[[ $line =~ Thread._bootstrap@threading.py:[0-9]+ || $name == main ]] ||
+		bad "thread $name: its stack does not reach Thread._bootstrap: $line"
+done
+grep -q "<module>@$B:[0-9]" on.threads || bad "the main thread's <module> frame is missing"
+
+run_pmutop only --stacks --python=only -p "$pid"
+(( RC == 0 )) || { show only.err; fail "--stacks --python=only exited $RC"; }
+threads only.out >only.threads
+# Every thread runs Python: nothing but Python frames.
+grep -E ' [^ @]+( |$)' only.threads && bad "--python=only shows native frames"
+grep -q "spin_here@$B:$(mark PARK spinner) spinner_main@" only.threads || bad "--python=only: spinner not in place"
+
+run_pmutop off --stacks --python=off -p "$pid"
+(( RC == 0 )) || { show off.err; fail "--stacks --python=off exited $RC"; }
+grep -q "(python)" off.out && bad "--python=off shows Python frames"
+grep -q "_PyEval_EvalFrameDefault" off.out || bad "--python=off: no interpreter loop frame"
+
+# Left running, untraced.
+for task in /proc/"$pid"/task/*; do
+	tr=$(awk '/^TracerPid:/ { print $2 }' "$task/status" 2>/dev/null)
+	[[ -z $tr || $tr == 0 ]] || bad "thread ${task##*/} still traced by $tr"
+done
+kill -0 "$pid" 2>/dev/null || bad "the target died"
+
+(( errs == 0 )) || fail "$errs check(s) failed"
+pass "Python stacks of four parked threads at their lines, merged with native frames; only/off modes"
