@@ -57,6 +57,8 @@ struct pyframes {
 	struct pymerge_item *items;   /* 2 * max_depth */
 	struct frame *out;            /* max_depth */
 	char unsupported[512];        /* the first version without a layout */
+	/* Sample -> read delay (CLOCK_MONOTONIC, ns): log2 histogram. */
+	uint64_t lag_hist[64], lag_n;
 	uint64_t procs_unsupported;
 };
 
@@ -237,6 +239,15 @@ unsigned pyframes_merge(struct pyframes *pf, pid_t pid, pid_t tid, const struct 
 	if (!p->py)
 		return n;
 	p->samples++;
+	if (smp && smp->time) {
+		uint64_t now = mono_ns(), d = now > smp->time ? now - smp->time : 0;
+		unsigned b = 0;
+
+		while (d >>= 1)
+			b++;
+		pf->lag_hist[b]++;
+		pf->lag_n++;
+	}
 	if (smp && smp->abi && smp->stack && smp->stack_size)
 		np = pyproc_stack_at(p->py, tid, smp->regs[PERF_SP], smp->stack, smp->stack_size,
 				     pf->py, pf->max_depth, &from_copy, &changed);
@@ -318,6 +329,21 @@ const char *pyframes_summary(const struct pyframes *pf, char *buf, size_t len)
 			(unsigned long long)unread, (unsigned long long)tot.unreadable,
 			(unsigned long long)tot.loops, (unsigned long long)tot.truncated,
 			(unsigned long long)tot.bad_code, (unsigned long long)tot.bad_lines);
+	if (pf->lag_n && o < len) {
+		uint64_t acc = 0, med = 0, p90 = 0;
+
+		for (unsigned b = 0; b < 64; b++) {
+			acc += pf->lag_hist[b];
+			if (!med && 2 * acc >= pf->lag_n)
+				med = 1ull << b;
+			if (!p90 && 10 * acc >= 9 * pf->lag_n)
+				p90 = 1ull << b;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "; read %s%.0f us (median), %s%.0f us "
+				      "(p90) after the sample", med > 1 ? "<" : "",
+				      (double)(2 * med) / 1000.0, p90 > 1 ? "<" : "",
+				      (double)(2 * p90) / 1000.0);
+	}
 	if (pf->unsupported[0] && o < len)
 		snprintf(buf + o, len - o, "%s%s", o ? "; " : "", pf->unsupported);
 	return buf;
