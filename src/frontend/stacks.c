@@ -506,7 +506,8 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 
 /* One process as JSON, without its closing brace (the caller may add members). */
 static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *argv,
-		       size_t argv_len, const struct st_thread *ts, size_t n)
+		       size_t argv_len, const struct st_thread *ts, size_t n, enum py_mode mode,
+		       const char *py_version, const char *py_note)
 {
 	char buf[256], st[2] = { 0, 0 };
 	bool first = true;
@@ -520,6 +521,14 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 		json_write_string(out, argv + off);
 	}
 	fputc(']', out);
+	if (py_version[0]) {
+		fprintf(out, ",\"python\":");
+		json_write_string(out, py_version);
+	}
+	if (py_note[0]) {
+		fprintf(out, ",\"python_note\":");
+		json_write_string(out, py_note);
+	}
 	fprintf(out, ",\"threads\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct st_thread *th = &ts[i];
@@ -542,12 +551,34 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 		}
 		fprintf(out, ",\"unwind\":");
 		json_write_string(out, unwind_outcome_name(th->outcome));
-		fprintf(out, ",\"frames\":[");
-		for (unsigned k = 0; k < th->nframes; k++) {
-			const struct st_frame *f = &th->frames[k];
+		struct pymerge_item *items = NULL;
+		bool mismatch;
+		unsigned nitems = merged(th, mode, &items, &mismatch);
 
+		if (mismatch)
+			fprintf(out, ",\"python_unpaired\":true");
+		fprintf(out, ",\"frames\":[");
+		for (unsigned m = 0; m < (items ? nitems : th->nframes); m++) {
+			const struct st_frame *f;
+			unsigned k;
+
+			if (items && items[m].python) {
+				const struct st_py *p = &th->py[items[m].index];
+
+				fprintf(out, "%s\n  {\"index\":%u,\"python\":true,\"function\":",
+					m ? "," : "", m);
+				json_write_string(out, p->qualname ? p->qualname : "?");
+				fprintf(out, ",\"file\":");
+				json_write_string(out, p->filename ? p->filename : "?");
+				if (p->line >= 0)
+					fprintf(out, ",\"line\":%d", p->line);
+				fputc('}', out);
+				continue;
+			}
+			k = items ? items[m].index : m;
+			f = &th->frames[k];
 			fprintf(out, "%s\n  {\"index\":%u,\"address\":\"0x%" PRIx64 "\",\"function\":",
-				k ? "," : "", k, f->ip);
+				m ? "," : "", m, f->ip);
 			if (f->f.func) {
 				json_name(out, f->f.func);
 				/* the offset of the address shown, not of the call looked up */
@@ -578,6 +609,7 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 			}
 			fputc('}', out);
 		}
+		free(items);
 		fprintf(out, "]}");
 	}
 	fprintf(out, "\n]");
@@ -604,7 +636,8 @@ static void print_tree(FILE *out, bool json, enum py_mode mode, const struct st_
 				fprintf(out, "%s\n", first ? "" : ",");
 			if (k)
 				first = false;
-			print_json(out, p->pid, p->cmdline, p->argv, p->argv_len, p->ts, p->nts);
+			print_json(out, p->pid, p->cmdline, p->argv, p->argv_len, p->ts, p->nts, mode,
+				   p->py_version, p->py_note);
 			if (p->error[0]) {
 				fprintf(out, ",\"error\":");
 				json_write_string(out, p->error);

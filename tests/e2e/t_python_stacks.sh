@@ -11,7 +11,8 @@
 # line, native frames above (the C the sleeping threads wait in) and no
 # _PyEval_EvalFrameDefault left (Python frames take its place); with
 # --python=only Python frames alone; with --python=off no Python frame and
-# the interpreter loop back. The target is left untraced and runs on.
+# the interpreter loop back; --json marks Python frames ("python": true,
+# function, file, line). The target is left untraced and runs on.
 # Needs /usr/bin/python3.11 (Debian's, stripped), not whatever python3 is
 # first on PATH.
 source "$(dirname "$0")/lib.sh"
@@ -73,6 +74,18 @@ for spec in \
 		bad "thread $name: its stack does not reach Thread._bootstrap: $line"
 done
 grep -q "<module>@$B:[0-9]" on.threads || bad "the main thread's <module> frame is missing"
+
+run_pmutop json --stacks --json -p "$pid"
+(( RC == 0 )) || { show json.err; fail "--stacks --json exited $RC"; }
+"$PY" - json.out "$(mark PARK spinner)" <<'PYEOF' || bad "--json: the spinner's Python frames are not there"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["python"].startswith("3.11."), d.get("python")
+want = int(sys.argv[2])
+ok = any(f.get("python") and f["function"] == "spin_here" and f["line"] == want
+         and f["file"].endswith("/py_stacks.py") for t in d["threads"] for f in t["frames"])
+sys.exit(0 if ok else 1)
+PYEOF
 
 run_pmutop only --stacks --python=only -p "$pid"
 (( RC == 0 )) || { show only.err; fail "--stacks --python=only exited $RC"; }
