@@ -667,9 +667,55 @@ static int read_elf(pid_t pid, const char *path, uint64_t dev, uint64_t ino, str
 	return 0;
 }
 
+/* A reader for version major.minor at runtime; NULL with msg when none. */
+static struct pyproc *pyproc_new(pid_t pid, unsigned major, unsigned minor, uint64_t runtime,
+				 const char *path, const char *version, char *msg, size_t len,
+				 int *err)
+{
+	struct pyproc *p = calloc(1, sizeof(*p));
+
+	*err = -ENOMEM;
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->runtime = runtime;
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	snprintf(p->version, sizeof(p->version), "%s", version);
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].major == major && layouts[i].minor == minor)
+			p->L = &layouts[i];
+	if (!p->L) {
+		snprintf(msg, len, "Python %s in process %d (%s): pmutop has no layout for "
+			 "this CPython version (it reads %s); Python frames off, native frames only",
+			 version, (int)pid, path, pyproc_known_versions());
+		free(p);
+		*err = -ENOTSUP;
+		return NULL;
+	}
+	p->ncap = 1024;
+	p->codes = calloc(p->ncap, sizeof(*p->codes));
+	if (!p->codes) {
+		free(p);
+		return NULL;
+	}
+	*err = 0;
+	return p;
+}
+
+int pyproc_open_at(pid_t pid, uint64_t runtime, unsigned major, unsigned minor,
+		   struct pyproc **out, char *msg, size_t len)
+{
+	char version[32];
+	int err;
+
+	snprintf(version, sizeof(version), "%u.%u", major, minor);
+	*out = pyproc_new(pid, major, minor, runtime, "?", version, msg, len, &err);
+	return err;
+}
+
 int pyproc_open(pid_t pid, struct pyproc **out, char *msg, size_t len)
 {
-	char fname[64], line[4608], path[4096], seen[4096] = "";
+	char fname[64], line[4608], path[4096], seen[4096] = "", version[32];
 	unsigned major = 0, minor = 0, maj, min, dmaj, dmin;
 	uint64_t start, end, pgoff, ino, bias = 0, pyv = 0;
 	struct elf_syms s = { 0 };
@@ -713,40 +759,26 @@ int pyproc_open(pid_t pid, struct pyproc **out, char *msg, size_t len)
 			 "libpython3.X with a _PyRuntime symbol in its maps)", (int)pid);
 		return -ENOENT;
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->pid = pid;
-	snprintf(p->path, sizeof(p->path), "%s", path);
-	p->runtime = bias + (s.runtime ? s.runtime : s.section);
 	/* Py_Version (3.11+): PY_VERSION_HEX, 0x030b02f0 for 3.11.2 final. */
-	if (s.version && !rd64(p, bias + s.version, &pyv) && (pyv >> 24 & 0xff) == 3) {
-		major = (unsigned)(pyv >> 24 & 0xff);
-		minor = (unsigned)(pyv >> 16 & 0xff);
-		snprintf(p->version, sizeof(p->version), "%u.%u.%u", major, minor,
-			 (unsigned)(pyv >> 8 & 0xff));
-	} else {
-		snprintf(p->version, sizeof(p->version), "%u.%u", major, minor);
+	{
+		struct pyproc probe = { .pid = pid };
+
+		if (s.version && !rd64(&probe, bias + s.version, &pyv) && (pyv >> 24 & 0xff) == 3) {
+			major = (unsigned)(pyv >> 24 & 0xff);
+			minor = (unsigned)(pyv >> 16 & 0xff);
+			snprintf(version, sizeof(version), "%u.%u.%u", major, minor,
+				 (unsigned)(pyv >> 8 & 0xff));
+		} else {
+			snprintf(version, sizeof(version), "%u.%u", major, minor);
+		}
 	}
-	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
-		if (layouts[i].major == major && layouts[i].minor == minor)
-			p->L = &layouts[i];
-	if (!p->L) {
-		snprintf(msg, len, "Python %s in process %d (%s): pmutop has no layout for "
-			 "this CPython version (it reads %s); Python frames off, native frames only",
-			 p->version, (int)pid, path, pyproc_known_versions());
-		free(p);
-		return -ENOTSUP;
-	}
+	p = pyproc_new(pid, major, minor, bias + (s.runtime ? s.runtime : s.section), path,
+		       version, msg, len, &err);
+	if (!p)
+		return err;
 	p->code_type = s.code_type ? bias + s.code_type : 0;
 	p->str_type = s.str_type ? bias + s.str_type : 0;
 	p->bytes_type = s.bytes_type ? bias + s.bytes_type : 0;
-	p->ncap = 1024;
-	p->codes = calloc(p->ncap, sizeof(*p->codes));
-	if (!p->codes) {
-		free(p);
-		return -ENOMEM;
-	}
 	*out = p;
 	return 0;
 }

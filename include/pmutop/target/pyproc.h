@@ -38,6 +38,14 @@ struct pyproc;
  * (len bytes) says which, naming the file and version, in one line.
  */
 int pyproc_open(pid_t pid, struct pyproc **out, char *msg, size_t len);
+/*
+ * The same for an interpreter of version major.minor whose _PyRuntime is at
+ * runtime in pid (an address found otherwise: a debugger, a test's
+ * synthetic structures); type objects are then not checked. 0, -ENOTSUP
+ * (no layout, msg says so) or -ENOMEM.
+ */
+int pyproc_open_at(pid_t pid, uint64_t runtime, unsigned major, unsigned minor,
+		   struct pyproc **out, char *msg, size_t len);
 /* NULL is a no-op. */
 void pyproc_free(struct pyproc *p);
 
