@@ -12,7 +12,10 @@
 # _PyEval_EvalFrameDefault left (Python frames take its place); with
 # --python=only Python frames alone; with --python=off no Python frame and
 # the interpreter loop back; --json marks Python frames ("python": true,
-# function, file, line). The target is left untraced and runs on.
+# function, file, line). The target is left untraced and runs on. A copy
+# of python3.11 without the _PyRuntime symbol is found by its .PyRuntime
+# section; pyenv's 3.12/3.13, where installed, get one line saying pmutop
+# has no layout for them, and their native frames.
 # Needs /usr/bin/python3.11 (Debian's, stripped), not whatever python3 is
 # first on PATH.
 source "$(dirname "$0")/lib.sh"
@@ -105,6 +108,44 @@ for task in /proc/"$pid"/task/*; do
 	[[ -z $tr || $tr == 0 ]] || bad "thread ${task##*/} still traced by $tr"
 done
 kill -0 "$pid" 2>/dev/null || bad "the target died"
+
+# Without the _PyRuntime symbol (a build that does not export it): found by
+# its .PyRuntime section. A copy of python3.11 whose .dynsym names it
+# _PyRuntimX instead (nothing links against it: the program runs the same).
+"$PY" -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"\0_PyRuntime\0") == 1
+open(sys.argv[2], "wb").write(b.replace(b"\0_PyRuntime\0", b"\0_PyRuntimX\0"))
+' "$PY" python3.11 && chmod +x python3.11 || fail "cannot make a copy of $PY without _PyRuntime"
+start_bg ./python3.11 "$WL" 60 >nosym.target.out 2>nosym.target.err
+for _ in $(seq 200); do
+	grep -q ready nosym.target.out 2>/dev/null && break
+	sleep 0.05
+done
+run_pmutop nosym --stacks -p "$BG_PID"
+(( RC == 0 )) || bad "--stacks on python3.11 without _PyRuntime exited $RC"
+grep -q "(python) spin_here (.*py_stacks.py:$(mark PARK spinner))" nosym.out ||
+	{ show nosym.out; bad "no Python frames when _PyRuntime is found by its section"; }
+
+# A CPython without a layout (pyenv's 3.12/3.13 where installed): one line
+# naming it, native frames as before, exit 0.
+for v in /root/.pyenv/versions/3.1[23].*/bin/python3.1[23]; do
+	[[ -x $v ]] || continue
+	start_bg "$v" "$WL" 60 >other.target.out 2>other.target.err
+	for _ in $(seq 200); do
+		grep -q ready other.target.out 2>/dev/null && break
+		sleep 0.05
+	done
+	run_pmutop other --stacks -p "$BG_PID"
+	(( RC == 0 )) || bad "--stacks on $v exited $RC"
+	grep -Eq "^\(Python 3\.1[23]\.[0-9]+ in process $BG_PID .*no layout for this CPython version" other.out ||
+		{ show other.out; bad "$v: no line saying its version has no layout"; }
+	grep -q "(python)" other.out && bad "$v: Python frames read without a layout"
+	grep -q "_PyEval_EvalFrameDefault" other.out || bad "$v: native frames missing"
+	info "$v: $(grep '^(Python' other.out)"
+	kill "$BG_PID" 2>/dev/null
+done
 
 (( errs == 0 )) || fail "$errs check(s) failed"
 pass "Python stacks of four parked threads at their lines, merged with native frames; only/off modes"
