@@ -3,7 +3,8 @@
  * frames they add to samples (see pyframes.h for what and why).
  *
  * Processes are few and looked up per sample: a small array searched
- * linearly (the last hit first). Source files get a mapping each, kept
+ * linearly (the last hit first); when it is full, a process found not to
+ * be Python gives its place up. Source files get a mapping each, kept
  * until the reader is freed (the aggregate copies what it keeps of them,
  * and holds no pointer to a mapping without a module).
  */
@@ -129,13 +130,25 @@ static struct pyp *proc_of(struct pyframes *pf, pid_t pid)
 			return &pf->procs[i];
 		}
 	}
-	if (pf->nprocs == MAX_PROCS)
-		return NULL;
-	p = &pf->procs[pf->nprocs];
+	if (pf->nprocs == MAX_PROCS) {
+		/* Full (-a, many short programs): take the longest-tried non-Python entry. */
+		size_t victim = MAX_PROCS;
+
+		for (size_t i = 0; i < pf->nprocs; i++)
+			if (!pf->procs[i].py && pf->procs[i].err != -ENOTSUP &&
+			    (victim == MAX_PROCS || pf->procs[i].tried_ns < pf->procs[victim].tried_ns))
+				victim = i;
+		if (victim == MAX_PROCS)
+			return NULL;
+		p = &pf->procs[victim];
+		pf->last = victim;
+	} else {
+		p = &pf->procs[pf->nprocs];
+		pf->last = pf->nprocs++;
+	}
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->err = -EAGAIN;
-	pf->last = pf->nprocs++;
 	return p;
 }
 
