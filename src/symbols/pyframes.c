@@ -33,14 +33,20 @@
 #define PERF_SP 7
 #define MAX_FILES 65536
 
+/* What the summary says, per process and for those gone. */
+struct py_counts {
+	uint64_t samples, merged, mismatched, unread;
+	uint64_t from_copy, changed;  /* pyproc_stack_at's answers */
+	struct pyproc_stats st;       /* the reader's, once it is gone */
+};
+
 struct pyp {
 	pid_t pid;
 	struct pyproc *py;            /* NULL: not (yet) Python */
 	int err;                      /* pyproc_open's answer */
 	uint64_t tried_ns;
 	char msg[512];
-	uint64_t samples, merged, mismatched, unread;
-	uint64_t from_copy, changed;  /* pyproc_stack_at's answers */
+	struct py_counts c;
 };
 
 struct pfile {
@@ -61,6 +67,9 @@ struct pyframes {
 	/* Sample -> read delay (CLOCK_MONOTONIC, ns): log2 histogram. */
 	uint64_t lag_hist[64], lag_n;
 	uint64_t procs_unsupported;
+	struct py_counts gone;        /* processes read and gone since */
+	size_t ngone;
+	char version[32];             /* the last version read */
 };
 
 static uint64_t mono_ns(void)
@@ -161,6 +170,8 @@ static void try_open(struct pyframes *pf, struct pyp *p)
 		return;
 	p->tried_ns = now;
 	p->err = pyproc_open(p->pid, &p->py, p->msg, sizeof(p->msg));
+	if (p->py)
+		snprintf(pf->version, sizeof(pf->version), "%s", pyproc_version(p->py));
 	if (p->err == -ENOTSUP) {
 		pf->procs_unsupported++;
 		if (!pf->unsupported[0])
@@ -237,6 +248,26 @@ static bool py_frame_of(struct pyframes *pf, const struct py_frame *py, struct f
 	return true;
 }
 
+/* to += from, with the reader's stats (py may be NULL). */
+static void add_counts(struct py_counts *to, const struct py_counts *from, const struct pyproc *py)
+{
+	struct pyproc_stats st = from->st;
+
+	if (py)
+		pyproc_get_stats(py, &st);
+	to->samples += from->samples;
+	to->merged += from->merged;
+	to->mismatched += from->mismatched;
+	to->unread += from->unread;
+	to->from_copy += from->from_copy;
+	to->changed += from->changed;
+	to->st.unreadable += st.unreadable;
+	to->st.loops += st.loops;
+	to->st.truncated += st.truncated;
+	to->st.bad_code += st.bad_code;
+	to->st.bad_lines += st.bad_lines;
+}
+
 unsigned pyframes_merge(struct pyframes *pf, pid_t pid, pid_t tid, const struct perf_sample *smp,
 			const struct frame *in, unsigned n, const struct frame **out)
 {
@@ -251,7 +282,7 @@ unsigned pyframes_merge(struct pyframes *pf, pid_t pid, pid_t tid, const struct 
 	try_open(pf, p);
 	if (!p->py)
 		return n;
-	p->samples++;
+	p->c.samples++;
 	if (smp && smp->time) {
 		uint64_t now = mono_ns(), d = now > smp->time ? now - smp->time : 0;
 		unsigned b = 0;
@@ -269,20 +300,23 @@ unsigned pyframes_merge(struct pyframes *pf, pid_t pid, pid_t tid, const struct 
 				     &changed);
 	if (np == -ESRCH && kill(pid, 0) && errno == ESRCH) {
 		/* The process is gone: its pid may come back as another program. */
+		add_counts(&pf->gone, &p->c, p->py);
+		pf->ngone++;
+		memset(&p->c, 0, sizeof(p->c));
 		pyproc_free(p->py);
 		p->py = NULL;
 		p->err = -EAGAIN;
 		return n;
 	}
 	if (np <= 0) {
-		p->unread += np < 0 && np != -ESRCH;
+		p->c.unread += np < 0 && np != -ESRCH;
 		return n;
 	}
 	nm = pymerge(in, n, pf->py, (unsigned)np, pf->mode, pf->items, 2 * pf->max_depth, &mismatch);
-	p->merged++;
-	p->mismatched += mismatch;
-	p->from_copy += from_copy;
-	p->changed += changed;
+	p->c.merged++;
+	p->c.mismatched += mismatch;
+	p->c.from_copy += from_copy;
+	p->c.changed += changed;
 	for (unsigned i = 0; i < nm && k < pf->max_depth; i++) {
 		if (!pf->items[i].python)
 			pf->out[k++] = in[pf->items[i].index];
@@ -295,34 +329,33 @@ unsigned pyframes_merge(struct pyframes *pf, pid_t pid, pid_t tid, const struct 
 
 const char *pyframes_summary(const struct pyframes *pf, char *buf, size_t len)
 {
-	uint64_t samples = 0, merged = 0, mismatched = 0, unread = 0, from_copy = 0, changed = 0;
-	size_t nproc = 0, o = 0;
-	const char *version = "";
-	struct pyproc_stats st, tot = { 0 };
+	struct py_counts c;
+	size_t nproc, o = 0;
+	const char *version;
+	uint64_t samples, merged, mismatched, unread, from_copy, changed;
+	struct pyproc_stats tot;
 
 	buf[0] = 0;
 	if (!pf)
 		return buf;
+	c = pf->gone;
+	nproc = pf->ngone;
+	version = pf->version;
 	for (size_t i = 0; i < pf->nprocs; i++) {
 		const struct pyp *p = &pf->procs[i];
 
 		if (!p->py)
 			continue;
 		nproc++;
-		version = pyproc_version(p->py);
-		samples += p->samples;
-		merged += p->merged;
-		mismatched += p->mismatched;
-		unread += p->unread;
-		from_copy += p->from_copy;
-		changed += p->changed;
-		pyproc_get_stats(p->py, &st);
-		tot.unreadable += st.unreadable;
-		tot.loops += st.loops;
-		tot.truncated += st.truncated;
-		tot.bad_code += st.bad_code;
-		tot.bad_lines += st.bad_lines;
+		add_counts(&c, &p->c, p->py);
 	}
+	samples = c.samples;
+	merged = c.merged;
+	mismatched = c.mismatched;
+	unread = c.unread;
+	from_copy = c.from_copy;
+	changed = c.changed;
+	tot = c.st;
 	if (nproc)
 		o += (size_t)snprintf(buf + o, len - o,
 			"Python %s (%zu process%s): %llu of %llu samples with Python frames; "
