@@ -45,6 +45,7 @@ struct pyp {
 	struct pyproc *py;            /* NULL: not (yet) Python */
 	int err;                      /* pyproc_open's answer */
 	uint64_t tried_ns;
+	unsigned tries;               /* answers that it is not Python (yet) */
 	char msg[512];
 	struct py_counts c;
 };
@@ -161,13 +162,19 @@ static struct pyp *proc_of(struct pyframes *pf, pid_t pid)
 	return p;
 }
 
-/* Open pid's interpreter when due: first sight, then once a second while it is not Python. */
+/*
+ * Open pid's interpreter when due: at first sight, then while it is not
+ * Python (a shell that execs python, an interpreter not yet mapped) after
+ * 1, 2, 4 and then every 8 s - under -a most processes never are.
+ */
 static void try_open(struct pyframes *pf, struct pyp *p)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = mono_ns(), wait = 1000000000ull << (p->tries < 3 ? p->tries : 3);
 
-	if (p->py || p->err == -ENOTSUP || (p->tried_ns && now - p->tried_ns < 1000000000u))
+	if (p->py || p->err == -ENOTSUP || (p->tried_ns && now - p->tried_ns < wait))
 		return;
+	if (p->tried_ns)
+		p->tries++;
 	p->tried_ns = now;
 	p->err = pyproc_open(p->pid, &p->py, p->msg, sizeof(p->msg));
 	if (p->py)

@@ -15,8 +15,8 @@
  * milliseconds later) while the thread runs on: a sample whose native
  * interpreter activations and Python runs do not pair up is counted
  * (mismatch), as are the threads and processes it could not read.
- * Processes are tried once when first sampled, again at most once a
- * second while they are not (yet) Python; a CPython version without a
+ * Processes are tried when first sampled, again after 1, 2, 4, then
+ * every 8 s while they are not (yet) Python; a CPython version without a
  * layout is said once (pyframes_summary) and left native.
  */
 #ifndef PMUTOP_PYFRAMES_H
