@@ -81,6 +81,8 @@ struct st_thread {
 	struct st_frame *frames;
 	struct st_py *py;        /* Python frames, innermost first (--python on/only) */
 	unsigned npy;
+	bool python;             /* a Python thread (it has a thread state) */
+	bool gil;                /* it held the GIL when stopped */
 	char error[256];
 };
 
@@ -318,8 +320,9 @@ static int look(struct ctx *c, struct st_thread *th, char *err, size_t errlen)
 	if (pt_read_stack(c->pid, regs.rsp, c->stack, STACK_COPY, &got))
 		got = 0;
 	/* Its Python frames too, exact while it is stopped (strings copied later). */
-	int npy = c->py ? pyproc_stack(c->py, th->tid, c->pyf, c->max_depth) : 0;
+	int npy = c->py ? pyproc_stack(c->py, th->tid, c->pyf, c->max_depth) : -ESRCH;
 	keep_py(th, c->pyf, npy > 0 ? (unsigned)npy : 0);
+	th->python = npy >= 0 && c->py && !pyproc_holds_gil(c->py, th->tid, &th->gil);
 	pt_detach(th->tid, &st);
 	unwind_thread(c, th, &regs, got);
 	return 0;
@@ -456,7 +459,8 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 			continue;
 		fprintf(out, "\nThread %d \"", (int)th->tid);
 		term_fputs(th->name, out);
-		fprintf(out, "\" (%c: %s)\n", th->state, pt_state_name(th->state));
+		fprintf(out, "\" (%c: %s)%s\n", th->state, pt_state_name(th->state),
+			!th->python ? "" : th->gil ? " [Python, holds the GIL]" : " [Python]");
 		if (th->error[0]) {
 			fprintf(out, "    (%s)\n", th->error);
 			continue;
@@ -551,6 +555,8 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 		}
 		fprintf(out, ",\"unwind\":");
 		json_write_string(out, unwind_outcome_name(th->outcome));
+		if (th->python)
+			fprintf(out, ",\"python_thread\":true,\"gil\":%s", th->gil ? "true" : "false");
 		struct pymerge_item *items = NULL;
 		bool mismatch;
 		unsigned nitems = merged(th, mode, &items, &mismatch);

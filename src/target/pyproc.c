@@ -434,6 +434,25 @@ static uint64_t tstate_of(struct pyproc *p, pid_t tid)
 	return 0;
 }
 
+int pyproc_holds_gil(struct pyproc *p, pid_t tid, bool *holds)
+{
+	const struct py_layout *L = p->L;
+	uint64_t ts = tstate_of(p, tid), holder = 0;
+	uint32_t locked = 0;
+	int err;
+
+	*holds = false;
+	if (!ts)
+		return -ESRCH;
+	err = rd(p, p->runtime + L->rt_gil_locked, &locked, sizeof(locked));
+	if (!err && locked)
+		err = rd64(p, p->runtime + L->rt_gil_holder, &holder);
+	if (err)
+		return err;
+	*holds = locked && holder == ts;
+	return 0;
+}
+
 /* ---- frames ---- */
 
 int pyproc_stack(struct pyproc *p, pid_t tid, struct py_frame *out, unsigned max)

@@ -11,7 +11,8 @@
 # line, native frames above (the C the sleeping threads wait in) and no
 # _PyEval_EvalFrameDefault left (Python frames take its place); with
 # --python=only Python frames alone; with --python=off no Python frame and
-# the interpreter loop back; --json marks Python frames ("python": true,
+# the interpreter loop back; each Python thread is marked so, the one that
+# holds the GIL (the spinner) too; --json marks Python frames ("python": true,
 # function, file, line). The target is left untraced and runs on. A copy
 # of python3.11 without the _PyRuntime symbol is found by its .PyRuntime
 # section; pyenv's 3.12/3.13, where installed, get one line saying pmutop
@@ -77,6 +78,24 @@ for spec in \
 		bad "thread $name: its stack does not reach Thread._bootstrap: $line"
 done
 grep -q "<module>@$B:[0-9]" on.threads || bad "the main thread's <module> frame is missing"
+
+# The GIL: the spinner is the one thread that wants it (the others wait in
+# C without it, the sleeper wakes twice a second): in one of three looks at
+# least it holds it, and never do two threads.
+gil_spinner=0
+for i in 1 2 3; do
+	run_pmutop gil$i --stacks -p "$pid"
+	(( RC == 0 )) || bad "--stacks exited $RC"
+	held=$(grep -c '^Thread .*\[Python, holds the GIL\]$' gil$i.out)
+	(( held <= 1 )) || bad "$held threads hold the GIL at once"
+	(( $(grep -c '^Thread .*\[Python' gil$i.out) == 4 )) || bad "not every thread is marked as a Python thread"
+	threads gil$i.out >gil$i.threads
+	n=$(grep -n "^Thread .*holds the GIL" gil$i.out | cut -d: -f1)
+	[[ -n $n ]] && awk -v n="$n" 'NR > n && /^Thread / { exit } NR > n' gil$i.out |
+		grep -q "(python) spin_here " && gil_spinner=$((gil_spinner + 1))
+done
+(( gil_spinner >= 1 )) || bad "the spinner was never seen holding the GIL"
+info "the spinner held the GIL in $gil_spinner of 3 looks"
 
 run_pmutop json --stacks --json -p "$pid"
 (( RC == 0 )) || { show json.err; fail "--stacks --json exited $RC"; }

@@ -26,7 +26,7 @@ class Parker:
     def sleep_here(self):
         ready.wait()
         while not done.is_set():
-            time.sleep(0.05)  # PARK sleeper
+            time.sleep(0.5)  # PARK sleeper
 
     def run(self):
         self.sleep_here()  # CALL sleeper

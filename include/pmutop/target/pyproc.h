@@ -68,6 +68,13 @@ struct py_thread {
  */
 int pyproc_threads(struct pyproc *p, struct py_thread *out, size_t cap, size_t *n);
 
+/*
+ * Whether thread tid holds the GIL now (it is taken, and tid's thread
+ * state took it last): exact while tid is stopped. 0, -ESRCH (no thread
+ * state for tid) or -EFAULT.
+ */
+int pyproc_holds_gil(struct pyproc *p, pid_t tid, bool *holds);
+
 /* One Python frame. Strings live until the next pyproc_* call on p. */
 struct py_frame {
 	uint64_t code;            /* code object address in the target */
