@@ -5,7 +5,8 @@
  * Synthetic: CPython 3.11's structures laid out (with the offsets of
  * Debian's python3.11-dev headers) in this process's own memory, read
  * through process_vm_readv of our own pid (pyproc_open_at): a good chain
- * (names, files, lines from a location table, entry flags), then the
+ * (names, files, lines from a location table, entry flags, who holds the
+ * GIL), then the
  * chain looping, pointing into an unmapped page, at a code object that is
  * not readable, at a corrupt location table, a string claiming to be huge,
  * a thread list that loops, a tid without a thread state. Each must end
@@ -168,6 +169,23 @@ static void test_good_chain(void **state)
 	assert_int_equal(st.loops + st.unreadable + st.bad_lines, 0);
 	/* A tid without a thread state. */
 	assert_int_equal(pyproc_stack(p, 1, out, 16), -ESRCH);
+	/* The GIL: taken by our thread state, then by another, then free. */
+	{
+		bool holds = true;
+
+		put32(f->rt, 376, 1);
+		put64(f->rt, 368, A(f->ts));
+		assert_int_equal(pyproc_holds_gil(p, me(), &holds), 0);
+		assert_true(holds);
+		put64(f->rt, 368, A(f->is));
+		assert_int_equal(pyproc_holds_gil(p, me(), &holds), 0);
+		assert_false(holds);
+		put64(f->rt, 368, A(f->ts));
+		put32(f->rt, 376, 0);
+		assert_int_equal(pyproc_holds_gil(p, me(), &holds), 0);
+		assert_false(holds);
+		assert_int_equal(pyproc_holds_gil(p, 1, &holds), -ESRCH);
+	}
 	/* Reused address, new code object there: read afresh, not from the cache. */
 	put64(f->code[0], 128, A(f->names[2]));
 	assert_int_equal(pyproc_stack(p, me(), out, 16), 4);
