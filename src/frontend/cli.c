@@ -431,6 +431,22 @@ static int h_g(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 	return 0;
 }
 
+static int h_python(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	(void)opt;
+	if (!strcmp(arg, "on")) {
+		c->o->python = PY_ON;
+	} else if (!strcmp(arg, "off")) {
+		c->o->python = PY_OFF;
+	} else if (!strcmp(arg, "only")) {
+		c->o->python = PY_ONLY;
+	} else {
+		snprintf(c->err, c->errlen, "invalid --python \"%s\" (expected on, off or only)", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int h_native(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)c, (void)opt, (void)arg;
@@ -629,6 +645,12 @@ static const struct cli_option opts_table[] = {
 		  "fp = --unwind fp" },
 	{ .short_name = 'g', .handle = h_g, .group = CLI_GROUP_STACKS, .verbs = SAMPLING,
 	  .help = "perf's -g: accepted (pmutop always records call stacks; --unwind says how)" },
+	{ .name = "python", .arg = "MODE", .handle = h_python, .group = CLI_GROUP_STACKS,
+	  .complete = CLI_COMPLETE_CHOICES, .choices = "on off only",
+	  .verbs = SAMPLING | CLI_IN(CLI_VERB_DUMP),
+	  .help = "Python frames of a CPython 3.11 target, read from its interpreter: on "
+		  "(default; in place of the interpreter loop's frames, as py-spy --native), "
+		  "only (Python frames alone, as py-spy) or off (native frames only)" },
 	{ .name = "native", .short_name = 'n', .handle = h_native, .group = CLI_GROUP_STACKS,
 	  .help = "py-spy's --native: accepted (pmutop always unwinds native frames)" },
 	{ .name = "nonblocking", .handle = h_flag, .off = F(nonblocking),
@@ -866,6 +888,7 @@ void cli_defaults(struct pmutop_opts *o)
 		.refresh = DEFAULT_REFRESH,
 		.debuginfo_wait = -1,
 		.http_max_seconds = 300,
+		.python = PY_ON,
 	};
 }
 

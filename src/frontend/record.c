@@ -102,6 +102,8 @@ static void print_summary(const struct session *s, FILE *out)
 			(unsigned long long)st.corrupt, (unsigned long long)st.undecodable);
 	if (st.perfmap_note[0])
 		fprintf(out, "pmutop: %s\n", st.perfmap_note);
+	if (st.python_note[0])
+		fprintf(out, "pmutop: %s\n", st.python_note);
 	if (st.symbol_note && st.symbol_note[0])
 		fprintf(out, "pmutop: WARNING: %s\n", st.symbol_note);
 	if (st.skipped_files)

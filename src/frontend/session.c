@@ -35,6 +35,7 @@
 #include "pmutop/frontend/process.h"
 #include "pmutop/target/maps.h"
 #include "pmutop/target/module.h"
+#include "pmutop/target/pyproc.h"
 #include "pmutop/sample/offcpu.h"
 #include "pmutop/sample/perf_record.h"
 #include "pmutop/target/proc.h"
@@ -44,6 +45,7 @@
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/kallsyms.h"
 #include "pmutop/symbols/perfmap.h"
+#include "pmutop/symbols/pyframes.h"
 #include "pmutop/symbols/symbolize.h"
 #include "pmutop/unwind/unwind.h"
 
@@ -113,6 +115,8 @@ struct session {
 	uint32_t self_pid;
 	uint64_t unfollowed_samples;     /* of processes not followed (limit, setuid) */
 	struct symbol_cache *symcache;
+	struct pyframes *py;             /* Python frames of the samples (--python) */
+	const struct perf_sample *cur_sample; /* the sample handle_sample() is adding, or NULL */
 	bool kernel;                     /* kernel frames are sampled */
 	const struct kallsyms *ks;       /* their names (NULL: user mode only) */
 	struct kallsyms *ks_own;         /* ks when this session read it (else o->kallsyms) */
@@ -315,8 +319,13 @@ static void add_stack_top(struct session *s, struct process *p, uint32_t tid, ui
 	}
 	process_note_sample(p);
 	name_thread(s, p, tid);
+	/* Python frames in place of the interpreter loop (on-CPU samples: read now). */
+	const struct frame *fr = s->frames;
+	if (!top && !(s->oc && event == s->offcpu_k))
+		n = pyframes_merge(s->py, process_pid(p), (pid_t)tid, s->cur_sample, s->frames, n,
+				   &fr);
 	/* On failure (ENOMEM) the aggregate counts nothing; the summary shows it. */
-	aggregate_add_event(s->agg, tid, s->frames, n, event, period ? period : s->periods[event]);
+	aggregate_add_event(s->agg, tid, fr, n, event, period ? period : s->periods[event]);
 }
 
 /* ---- -e offcpu (sample/offcpu.h pairs the switches) ---- */
@@ -593,8 +602,11 @@ static void handle_sample(struct session *s, const struct perf_sample *smp)
 	}
 	if (s->oc && smp->event == s->offcpu_k)
 		oc_hold(s, smp, n, outcome, false); /* weighed when the thread runs again */
-	else
+	else {
+		s->cur_sample = smp;
 		add_stack(s, p, smp->tid, smp->event, s->ips, n, outcome, smp->period);
+		s->cur_sample = NULL;
+	}
 }
 
 /* Whether pid runs with different real and effective ids (a setuid/setgid exec). */
@@ -1137,7 +1149,8 @@ static int build_pipeline(struct session *s, char *err, size_t errlen)
 	s->agg = aggregate_new();
 	s->ips = calloc(o->max_depth + 2, sizeof(*s->ips));
 	s->frames = calloc(o->max_depth + 2, sizeof(*s->frames));
-	if (!s->procs || !s->symcache || !s->agg || !s->ips || !s->frames) {
+	s->py = pyframes_new(o->python, o->max_depth + 2);
+	if (!s->procs || !s->symcache || !s->agg || !s->ips || !s->frames || !s->py) {
 		snprintf(err, errlen, "out of memory setting up");
 		return -ENOMEM;
 	}
@@ -1171,6 +1184,30 @@ static int add_targets(struct session *s, char *err, size_t errlen)
 	s->maps = process_maps(p);
 	s->unwinder = process_unwinder(p);
 	return 0;
+}
+
+/*
+ * Whether Python frames will be read (--python on/only): the target
+ * process is a CPython pmutop reads, or the command launched is named
+ * python* (it is not exec'd yet, so its maps cannot tell).
+ */
+static bool python_expected(const struct session *s)
+{
+	const struct pmutop_opts *o = s->o;
+	struct pyproc *py = NULL;
+	const char *base;
+	char msg[256];
+
+	if (o->python == PY_OFF || o->system_wide)
+		return false;
+	if (o->cmd) {
+		base = strrchr(o->cmd[0], '/');
+		return !strncmp(base ? base + 1 : o->cmd[0], "python", 6);
+	}
+	if (s->pid <= 0 || pyproc_open(s->pid, &py, msg, sizeof(msg)))
+		return false;
+	pyproc_free(py);
+	return true;
 }
 
 /* The sampler's configuration from the options and the resolved events. */
@@ -1207,6 +1244,14 @@ static void fill_sampler_config(struct session *s, struct sampler_config *cfg)
 	cfg->mmap_pages = o->mmap_pages;
 	/* -a counts from the start; a command from its exec. */
 	cfg->enable_on_exec = s->launched && !o->system_wide;
+	/*
+	 * A Python target's frames are read as each sample is processed: wake
+	 * per sample, so that is right after it fired, not at a quarter-full
+	 * buffer (then a whole batch of samples would get the frames of the
+	 * moment it is drained). Native targets keep the batched wakeups.
+	 */
+	if (python_expected(s))
+		cfg->wakeup_events = 1;
 	if (o->unwind == UNWIND_ENGINE_PTRACE) {
 		/* IPs only, and a wakeup per sample: the stop must follow it closely. */
 		cfg->stack_mode = SAMPLER_IP_ONLY;
@@ -1921,6 +1966,7 @@ void session_get_status(const struct session *s, struct session_status *st)
 				    sizeof(st->perfmap_note)))
 		st->perfmap_note[0] = '\0';
 	st->symbol_note = s->symcache ? symbol_cache_note(s->symcache) : "";
+	pyframes_summary(s->py, st->python_note, sizeof(st->python_note));
 	st->skipped_files = module_cache_skipped(s->modules, &st->skipped_first);
 	if (s->maps && !st->skipped_files)
 		st->skipped_files = debuginfo_skipped(maps_debuginfo(s->maps), &st->skipped_first);
@@ -1976,6 +2022,7 @@ void session_free(struct session *s)
 	sampler_free(s->sampler);
 	offcpu_free(s->oc);
 	symbol_cache_free(s->symcache);
+	pyframes_free(s->py);
 	kallsyms_free(s->ks_own);
 	process_table_free(s->procs);
 	aggregate_free(s->agg);

@@ -45,6 +45,8 @@
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
 #include "pmutop/target/proc.h"
+#include "pmutop/target/pyproc.h"
+#include "pmutop/symbols/pymerge.h"
 #include "pmutop/unwind/ptrace_thread.h"
 #include "pmutop/symbols/symbolize.h"
 #include "pmutop/unwind/unwind.h"
@@ -61,6 +63,13 @@ struct st_frame {
 	unsigned nsrc;           /* 0: no debug info */
 };
 
+/* A Python frame as read while its thread was stopped (strings owned). */
+struct st_py {
+	char *qualname, *filename;
+	int line;
+	bool entry;
+};
+
 struct st_thread {
 	pid_t tid;
 	char name[32];
@@ -70,6 +79,10 @@ struct st_thread {
 	enum unwind_outcome outcome;
 	unsigned nframes;
 	struct st_frame *frames;
+	struct st_py *py;        /* Python frames, innermost first (--python on/only) */
+	unsigned npy;
+	bool python;             /* a Python thread (it has a thread state) */
+	bool gil;                /* it held the GIL when stopped */
 	char error[256];
 };
 
@@ -81,6 +94,9 @@ struct ctx {
 	uint8_t *stack;
 	uint64_t *ips;
 	struct frame *fr;
+	enum py_mode pymode;     /* --python */
+	struct pyproc *py;       /* the current process's interpreter, or NULL */
+	struct py_frame *pyf;    /* max_depth of them */
 	sigset_t quit;           /* signals that end --stacks early */
 	int quit_sig;
 };
@@ -93,6 +109,8 @@ struct st_proc {
 	struct st_thread *ts;
 	size_t nts;
 	bool gone;               /* exited before we looked */
+	char py_note[512];       /* Python there but not read (version without a table) */
+	char py_version[32];     /* CPython version read, "" when none */
 	char error[768];         /* could not be looked at (a descendant): why */
 };
 
@@ -217,6 +235,27 @@ static long frame_lines(struct ctx *c, struct process_table *procs, struct st_pr
 	}
 }
 
+/* Copy n Python frames into th (their strings live only until the next read). */
+static void keep_py(struct st_thread *th, const struct py_frame *f, unsigned n)
+{
+	if (!n)
+		return;
+	th->py = calloc(n, sizeof(*th->py));
+	if (!th->py)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		th->py[i].qualname = strdup(f[i].qualname);
+		th->py[i].filename = strdup(f[i].filename);
+		th->py[i].line = f[i].line;
+		th->py[i].entry = f[i].entry;
+		if (!th->py[i].qualname || !th->py[i].filename) {
+			th->npy = i + 1;
+			return;
+		}
+	}
+	th->npy = n;
+}
+
 /*
  * Seize, stop, read, detach one thread. Returns 0 (th filled, or th->gone,
  * or th->error for a thread that did not stop), or -errno for a failure
@@ -280,6 +319,10 @@ static int look(struct ctx *c, struct st_thread *th, char *err, size_t errlen)
 	/* Registers and stack while stopped; the rest once it runs again. */
 	if (pt_read_stack(c->pid, regs.rsp, c->stack, STACK_COPY, &got))
 		got = 0;
+	/* Its Python frames too, exact while it is stopped (strings copied later). */
+	int npy = c->py ? pyproc_stack(c->py, th->tid, c->pyf, c->max_depth) : -ESRCH;
+	keep_py(th, c->pyf, npy > 0 ? (unsigned)npy : 0);
+	th->python = npy >= 0 && c->py && !pyproc_holds_gil(c->py, th->tid, &th->gil);
 	pt_detach(th->tid, &st);
 	unwind_thread(c, th, &regs, got);
 	return 0;
@@ -350,8 +393,51 @@ static const char *fallback_name(const struct st_frame *f, char *buf, size_t len
 	return symbolize_fallback_name(&shown, buf, len);
 }
 
+/*
+ * The order frames are shown in: th's native frames with its Python frames
+ * merged in (pymerge.h), as indices. Returns the count (*items malloc'd;
+ * NULL and th's native frames in order when out of memory); *mismatch as
+ * pymerge() says.
+ */
+static unsigned merged(const struct st_thread *th, enum py_mode mode, struct pymerge_item **items,
+		       bool *mismatch)
+{
+	unsigned cap = th->nframes + th->npy + 1, n;
+	struct frame *nat = calloc(th->nframes + 1, sizeof(*nat));
+	struct py_frame *py = calloc(th->npy + 1, sizeof(*py));
+
+	*items = calloc(cap, sizeof(**items));
+	*mismatch = false;
+	if (!nat || !py || !*items) {
+		free(nat);
+		free(py);
+		free(*items);
+		*items = NULL;
+		return 0;
+	}
+	for (unsigned i = 0; i < th->nframes; i++)
+		nat[i] = th->frames[i].f;
+	for (unsigned i = 0; i < th->npy; i++)
+		py[i] = (struct py_frame){ .entry = th->py[i].entry };
+	n = pymerge(nat, th->nframes, py, th->npy, mode, *items, cap, mismatch);
+	free(nat);
+	free(py);
+	return n;
+}
+
+static void print_py_frame(FILE *out, unsigned k, const struct st_py *p)
+{
+	fprintf(out, "    #%-3u %18s ", k, "(python)");
+	term_fputs(p->qualname ? p->qualname : "?", out);
+	fputs(" (", out);
+	term_fputs(p->filename ? p->filename : "?", out);
+	if (p->line >= 0)
+		fprintf(out, ":%d", p->line);
+	fputs(")\n", out);
+}
+
 static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct st_thread *ts,
-		       size_t n)
+		       size_t n, enum py_mode mode, const char *py_version, const char *py_note)
 {
 	char buf[256];
 
@@ -359,21 +445,38 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 	fprintf(out, "Process %d: ", (int)pid);
 	term_fputs(cmdline, out);
 	fputc('\n', out);
+	if (py_version[0])
+		fprintf(out, "Python %s\n", py_version);
+	if (py_note[0])
+		fprintf(out, "(%s)\n", py_note);
 	for (size_t i = 0; i < n; i++) {
 		const struct st_thread *th = &ts[i];
+		struct pymerge_item *items = NULL;
+		unsigned nitems;
+		bool mismatch;
 
 		if (th->gone)
 			continue;
 		fprintf(out, "\nThread %d \"", (int)th->tid);
 		term_fputs(th->name, out);
-		fprintf(out, "\" (%c: %s)\n", th->state, pt_state_name(th->state));
+		fprintf(out, "\" (%c: %s)%s\n", th->state, pt_state_name(th->state),
+			!th->python ? "" : th->gil ? " [Python, holds the GIL]" : " [Python]");
 		if (th->error[0]) {
 			fprintf(out, "    (%s)\n", th->error);
 			continue;
 		}
-		for (unsigned k = 0; k < th->nframes; k++) {
-			const struct st_frame *f = &th->frames[k];
-			const char *fn = f->f.func ? f->f.func : fallback_name(f, buf, sizeof(buf));
+		nitems = merged(th, mode, &items, &mismatch);
+		for (unsigned m = 0, k; m < (items ? nitems : th->nframes); m++) {
+			const struct st_frame *f;
+			const char *fn;
+
+			if (items && items[m].python) {
+				print_py_frame(out, m, &th->py[items[m].index]);
+				continue;
+			}
+			k = items ? items[m].index : m;
+			f = &th->frames[k];
+			fn = f->f.func ? f->f.func : fallback_name(f, buf, sizeof(buf));
 
 			/* Calls inlined at this address first, innermost first. */
 			for (unsigned j = 0; j + 1 < f->nsrc; j++) {
@@ -385,7 +488,7 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 				print_src(out, &f->src[j]);
 				fputc('\n', out);
 			}
-			fprintf(out, "    #%-3u 0x%016" PRIx64 " ", k, f->ip);
+			fprintf(out, "    #%-3u 0x%016" PRIx64 " ", m, f->ip);
 			print_name(out, fn);
 			if (f->f.func) { /* a fallback "module+0xOFF" names its module already */
 				fputs(" (", out);
@@ -396,14 +499,19 @@ static void print_text(FILE *out, pid_t pid, const char *cmdline, const struct s
 				print_src(out, &f->src[f->nsrc - 1]);
 			fputc('\n', out);
 		}
+		free(items);
 		if (th->outcome != UNWIND_ROOT)
 			fprintf(out, "    (unwind ended: %s)\n", unwind_outcome_name(th->outcome));
+		if (mismatch)
+			fprintf(out, "    (Python frames: the interpreter loop's activations and "
+				"the runs of Python frames do not pair up)\n");
 	}
 }
 
 /* One process as JSON, without its closing brace (the caller may add members). */
 static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *argv,
-		       size_t argv_len, const struct st_thread *ts, size_t n)
+		       size_t argv_len, const struct st_thread *ts, size_t n, enum py_mode mode,
+		       const char *py_version, const char *py_note)
 {
 	char buf[256], st[2] = { 0, 0 };
 	bool first = true;
@@ -417,6 +525,14 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 		json_write_string(out, argv + off);
 	}
 	fputc(']', out);
+	if (py_version[0]) {
+		fprintf(out, ",\"python\":");
+		json_write_string(out, py_version);
+	}
+	if (py_note[0]) {
+		fprintf(out, ",\"python_note\":");
+		json_write_string(out, py_note);
+	}
 	fprintf(out, ",\"threads\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct st_thread *th = &ts[i];
@@ -439,12 +555,36 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 		}
 		fprintf(out, ",\"unwind\":");
 		json_write_string(out, unwind_outcome_name(th->outcome));
-		fprintf(out, ",\"frames\":[");
-		for (unsigned k = 0; k < th->nframes; k++) {
-			const struct st_frame *f = &th->frames[k];
+		if (th->python)
+			fprintf(out, ",\"python_thread\":true,\"gil\":%s", th->gil ? "true" : "false");
+		struct pymerge_item *items = NULL;
+		bool mismatch;
+		unsigned nitems = merged(th, mode, &items, &mismatch);
 
+		if (mismatch)
+			fprintf(out, ",\"python_unpaired\":true");
+		fprintf(out, ",\"frames\":[");
+		for (unsigned m = 0; m < (items ? nitems : th->nframes); m++) {
+			const struct st_frame *f;
+			unsigned k;
+
+			if (items && items[m].python) {
+				const struct st_py *p = &th->py[items[m].index];
+
+				fprintf(out, "%s\n  {\"index\":%u,\"python\":true,\"function\":",
+					m ? "," : "", m);
+				json_write_string(out, p->qualname ? p->qualname : "?");
+				fprintf(out, ",\"file\":");
+				json_write_string(out, p->filename ? p->filename : "?");
+				if (p->line >= 0)
+					fprintf(out, ",\"line\":%d", p->line);
+				fputc('}', out);
+				continue;
+			}
+			k = items ? items[m].index : m;
+			f = &th->frames[k];
 			fprintf(out, "%s\n  {\"index\":%u,\"address\":\"0x%" PRIx64 "\",\"function\":",
-				k ? "," : "", k, f->ip);
+				m ? "," : "", m, f->ip);
 			if (f->f.func) {
 				json_name(out, f->f.func);
 				/* the offset of the address shown, not of the call looked up */
@@ -475,6 +615,7 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
 			}
 			fputc('}', out);
 		}
+		free(items);
 		fprintf(out, "]}");
 	}
 	fprintf(out, "\n]");
@@ -486,7 +627,8 @@ static void print_json(FILE *out, pid_t pid, const char *cmdline, const char *ar
  * array of objects of the same shape (an "error" member for one that could
  * not be looked at).
  */
-static void print_tree(FILE *out, bool json, const struct st_proc *ps, size_t n, bool more)
+static void print_tree(FILE *out, bool json, enum py_mode mode, const struct st_proc *ps, size_t n,
+		       bool more)
 {
 	bool first = true;
 
@@ -500,7 +642,8 @@ static void print_tree(FILE *out, bool json, const struct st_proc *ps, size_t n,
 				fprintf(out, "%s\n", first ? "" : ",");
 			if (k)
 				first = false;
-			print_json(out, p->pid, p->cmdline, p->argv, p->argv_len, p->ts, p->nts);
+			print_json(out, p->pid, p->cmdline, p->argv, p->argv_len, p->ts, p->nts, mode,
+				   p->py_version, p->py_note);
 			if (p->error[0]) {
 				fprintf(out, ",\"error\":");
 				json_write_string(out, p->error);
@@ -510,7 +653,7 @@ static void print_tree(FILE *out, bool json, const struct st_proc *ps, size_t n,
 		}
 		if (k)
 			fputc('\n', out);
-		print_text(out, p->pid, p->cmdline, p->ts, p->nts);
+		print_text(out, p->pid, p->cmdline, p->ts, p->nts, mode, p->py_version, p->py_note);
 		if (p->error[0])
 			fprintf(out, "    (%s)\n", p->error);
 	}
@@ -577,6 +720,17 @@ static int look_process(struct ctx *c, struct process_table *procs, struct st_pr
 	c->pid = p->pid;
 	c->maps = process_maps(process_table_get(procs, p->pid));
 	c->unw = process_unwinder(process_table_get(procs, p->pid));
+	pyproc_free(c->py);
+	c->py = NULL;
+	if (c->pymode != PY_OFF) {
+		char msg[512];
+
+		r = pyproc_open(p->pid, &c->py, msg, sizeof(msg));
+		if (!r)
+			snprintf(p->py_version, sizeof(p->py_version), "%s", pyproc_version(c->py));
+		else if (r != -ENOENT && r != -ESRCH)
+			snprintf(p->py_note, sizeof(p->py_note), "%s", msg);
+	}
 	r = list_threads(p->pid, &tids, &ntids);
 	if (r == -ENOENT || r == -ESRCH) {
 		p->gone = true;
@@ -610,7 +764,8 @@ static int look_process(struct ctx *c, struct process_table *procs, struct st_pr
 
 int stacks_run(const struct pmutop_opts *o)
 {
-	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 512 };
+	struct ctx c = { .pid = o->pid, .max_depth = o->max_depth ? o->max_depth : 512,
+			 .pymode = o->python };
 	struct module_cache *modules = NULL;
 	struct process_table *procs = NULL;
 	struct st_proc *ps = NULL;
@@ -633,7 +788,8 @@ int stacks_run(const struct pmutop_opts *o)
 	c.stack = malloc(STACK_COPY);
 	c.ips = calloc(c.max_depth + 2, sizeof(*c.ips));
 	c.fr = calloc(c.max_depth + 2, sizeof(*c.fr));
-	if (!tree || !ps || !procs || !c.stack || !c.ips || !c.fr) {
+	c.pyf = calloc(c.max_depth + 2, sizeof(*c.pyf));
+	if (!tree || !ps || !procs || !c.stack || !c.ips || !c.fr || !c.pyf) {
 		snprintf(err, sizeof(err), "out of memory");
 		goto out;
 	}
@@ -704,7 +860,7 @@ int stacks_run(const struct pmutop_opts *o)
 			}
 		}
 	}
-	print_tree(stdout, o->json, ps, nps, more);
+	print_tree(stdout, o->json, c.pymode, ps, nps, more);
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	if (rc == 1 && err[0])
@@ -717,8 +873,14 @@ out:
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	for (size_t k = 0; ps && k < nps; k++) {
-		for (size_t i = 0; i < ps[k].nts; i++)
+		for (size_t i = 0; i < ps[k].nts; i++) {
 			free(ps[k].ts[i].frames);
+			for (unsigned j = 0; j < ps[k].ts[i].npy; j++) {
+				free(ps[k].ts[i].py[j].qualname);
+				free(ps[k].ts[i].py[j].filename);
+			}
+			free(ps[k].ts[i].py);
+		}
 		free(ps[k].ts);
 	}
 	free(ps);
@@ -726,6 +888,8 @@ out:
 	free(c.stack);
 	free(c.ips);
 	free(c.fr);
+	free(c.pyf);
+	pyproc_free(c.py);
 	process_table_free(procs);
 	module_cache_free(modules);
 	return rc;

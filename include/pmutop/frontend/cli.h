@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "pmutop/sample/events.h"
+#include "pmutop/symbols/pymerge.h"
 
 /* What --dump writes (--format). */
 enum dump_format {
@@ -86,6 +87,7 @@ struct pmutop_opts {
 	bool user_only;          /* --user-only: never kernel mode */
 	bool quiet;              /* -q: no summary on stderr */
 	enum unwind_engine unwind; /* --unwind=snapshot|ptrace|fp */
+	enum py_mode python;     /* --python=on|off|only (symbols/pymerge.h) */
 	bool stacks;             /* --stacks: print every thread's stack once and exit */
 	bool json;               /* --json: --stacks output as JSON */
 	bool top;                /* --top: the live view even with --dump */

@@ -79,6 +79,7 @@ struct session_status {
 	const char *skipped_first; /* "PATH: why" of the first, valid until session_free */
 	char perfmap_note[400];    /* perfmap_note(): the JIT map was throttled or capped, else "" */
 	const char *symbol_note;   /* symbol_cache_note(): a Go binary's unusable .gopclntab, else "" */
+	char python_note[1024];    /* pyframes_summary(): Python frames read, mismatched, refused; or "" */
 	bool follow;               /* child processes are followed */
 	struct process_stats procs; /* processes followed, exited, not followed */
 	uint64_t unfollowed_samples; /* samples of processes not followed */

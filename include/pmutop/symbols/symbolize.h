@@ -27,6 +27,12 @@ struct frame {
 	 * it). 0 when unknown. Unnamed code is named and grouped by it.
 	 */
 	uint64_t func_start;
+	/*
+	 * A frame an interpreter names, not an ELF symbol (a Python function,
+	 * pyframes.h): its source line, 0 for native frames. map is then a
+	 * mapping standing for the source file (path = the file, no module).
+	 */
+	uint32_t src_line;
 };
 
 /*
