@@ -397,6 +397,20 @@ static int address_new(struct aggregate *a, const struct frame *f,
 		return err;
 	/* No symbol: a location per address until debug info names it. */
 	a->locs.v[id - 1].exact = !f->func;
+	/* An interpreter's frame (a Python function): its one line is known now. */
+	if (f->src_line && !pending) {
+		struct agg_line *ln = arena_alloc(&a->arena, sizeof(*ln), alignof(struct agg_line));
+
+		if (!ln) {
+			a->locs.n--;
+			a->loc_canon.n--;
+			return -ENOMEM;
+		}
+		ln->function_id = fid;
+		ln->line = f->src_line;
+		a->locs.v[id - 1].lines = ln;
+		a->locs.v[id - 1].nlines = 1;
+	}
 	canon = id;
 	if (!pending) {
 		/* No lines to wait for: its position is known now. */
@@ -413,10 +427,17 @@ static int address_new(struct aggregate *a, const struct frame *f,
 	}
 	if (!f->func && !pending && k->mapping_id)
 		a->maps.v[k->mapping_id - 1].has_functions = false;
+	/*
+	 * Lines from nowhere (no debug info, no interpreter line): say so. A
+	 * source file's mapping (Python code) has its file and lines.
+	 */
 	if (!pending && k->mapping_id) {
 		struct agg_mapping *am = &a->maps.v[k->mapping_id - 1];
 
-		am->has_filenames = am->has_line_numbers = am->has_inline_frames = false;
+		if (!f->src_line)
+			am->has_filenames = am->has_line_numbers = am->has_inline_frames = false;
+		else if (!m->mod)
+			am->has_filenames = am->has_line_numbers = true;
 	}
 	/* DWARF later (aggregate_resolve_lines): it can take long on first use. */
 	if (pending)
