@@ -52,17 +52,23 @@ END = "<!-- END bench/pprof_open.py output -->"
 
 
 def timed(cmd, limit=OPEN_LIMIT):
-    """Wall seconds, peak RSS (KiB, GNU time's %M) and status of cmd; None s on timeout."""
+    """Wall seconds, peak RSS (KiB, GNU time's %M), status and CPU seconds (user +
+    sys, children included: `go tool` waits for pprof) of cmd; None s on timeout.
+    The CPU time is what a loaded machine changes least."""
     env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"),
                GOCACHE=os.environ.get("GOCACHE", "/tmp/gocache"))
     t = time.monotonic()
     try:
-        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True,
-                           timeout=limit, env=env)
+        r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + cmd, capture_output=True,
+                           text=True, timeout=limit, env=env)
     except subprocess.TimeoutExpired:
-        return None, 0, 124
-    kb = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "0"
-    return time.monotonic() - t, int(kb) if kb.isdigit() else 0, r.returncode
+        return None, 0, 124, None
+    last = r.stderr.strip().splitlines()[-1].split() if r.stderr.strip() else []
+    try:
+        kb, cpu = int(last[0]), float(last[1]) + float(last[2])
+    except (IndexError, ValueError):
+        kb, cpu = 0, None
+    return time.monotonic() - t, kb, r.returncode, cpu
 
 
 def shape(path):
@@ -87,7 +93,7 @@ def shape(path):
 
 def open_times(path, runs=RUNS):
     """shape(path) plus the medians of `go tool pprof -top` (default flags and
-    -symbolize=none) and `pmutop --load`: (seconds, KiB, status) each."""
+    -symbolize=none) and `pmutop --load`: (wall s, peak KiB, status, CPU s) each."""
     out = shape(path)
     for key, cmd in (("pprof", ["go", "tool", "pprof", "-top", path]),
                      ("pprof_none", ["go", "tool", "pprof", "-symbolize=none", "-top", path]),
@@ -98,16 +104,20 @@ def open_times(path, runs=RUNS):
             if rs[-1][0] is None:
                 break  # one timeout says enough
         secs = [r[0] for r in rs if r[0] is not None]
+        cpus = [r[3] for r in rs if r[3] is not None]
         out[key] = (bl.median(secs) if len(secs) == len(rs) else None,
-                    max(r[1] for r in rs), max(r[2] for r in rs))
+                    max(r[1] for r in rs), max(r[2] for r in rs),
+                    bl.median(cpus) if len(cpus) == len(rs) else None)
     return out
 
 
 def fmt_open(o):
     """The figures of open_times() as one markdown line."""
     def t(x):
-        s, kb, rc = x
+        s, kb, rc, cpu = x
         when = f"> {OPEN_LIMIT} s" if s is None else f"{s:.1f} s"
+        if cpu is not None:
+            when += f" (CPU {cpu:.1f} s)"
         return f"{when}, {kb / 1024:.0f} MiB" + (f" (status {rc})" if rc else "")
     return (f"profile {o['gz'] / 1024:.0f} KiB gzip ({o['raw'] / 1024:.0f} KiB unpacked; "
             f"{o['samples']:,} samples, {o['locations']:,} locations, {o['mappings']} mappings, "
