@@ -10,7 +10,8 @@ Every 30 s: pmutop's RSS (anonymous and file-backed) and CPU; at the end
 its peak RSS over the whole run, the final profile's writing included
 (the kernel's ru_maxrss from wait4, which no 30-s reading can miss), the
 samples/s, pmutop CPU per 1,000 samples/s (wait4's user + sys), and how long
-`go tool pprof -top` and `pmutop --load` take to open the profile.
+`go tool pprof -top` (its default flags, and -symbolize=none) and `pmutop
+--load` take to open the profile (bench/pprof_open.py's open_times, issue 31).
 Writes its section of bench/RESULTS.md between its own markers.
 
 Environment: PMUTOP, WORKLOAD_DIR (run.sh sets them), BENCH_LONG_MINUTES
@@ -24,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import pprof_open
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PMUTOP = os.environ.get("PMUTOP") or os.path.join(REPO, "pmutop")
@@ -52,13 +55,6 @@ def status(pid):
     except (OSError, ValueError, IndexError):
         return None
     return out
-
-
-def timed(cmd):
-    t = time.monotonic()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
-    kb = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "0"
-    return time.monotonic() - t, int(kb) if kb.isdigit() else 0, r.returncode
 
 
 def main():
@@ -145,8 +141,7 @@ def main():
                          f"{s.get('RssAnon', 0) / 1024:.1f} | {s.get('RssFile', 0) / 1024:.1f} | "
                          f"{cpu} | {s['load']:.1f} |")
         size = os.path.getsize(r["prof"]) if os.path.exists(r["prof"]) else 0
-        tp, kp, rcp = timed(["go", "tool", "pprof", "-symbolize=none", "-top", r["prof"]])
-        tl, kl, rcl = timed([PMUTOP, "--load", r["prof"]])
+        opened = pprof_open.open_times(r["prof"]) if os.path.exists(r["prof"]) else None
         per1k = 100 * cpu_total / dur / (rate / 1000) if rate else 0
         lines += ["",
                   f"- pmutop exit status {r['pm'].returncode}; "
@@ -157,9 +152,8 @@ def main():
                   f"{max(warm, default=0):.1f} MiB; peak over the whole run, the final "
                   f"profile's writing included: {ru.ru_maxrss / 1024:.1f} MiB",
                   f"- {cap.group(1) if cap else 'nothing merged'}",
-                  f"- profile {size / 1024:.0f} KiB: `go tool pprof -top` {tp:.1f} s, "
-                  f"{kp / 1024:.0f} MiB (status {rcp}); `pmutop --load` {tl:.1f} s, "
-                  f"{kl / 1024:.0f} MiB (status {rcl})", ""]
+                  "- " + (pprof_open.fmt_open(opened) if opened else f"no profile ({size} B)"),
+                  ""]
     lines.append(END)
     text = open(RESULTS).read() if os.path.exists(RESULTS) else "# pmutop benchmarks\n"
     if BEGIN in text and END in text:

@@ -2,6 +2,7 @@
 # bench/run.sh - pmutop side by side with perf; writes bench/RESULTS.md.
 #
 #   make bench                      build, then the full run (<= ~15 min)
+#                                   + bench/pprof_open.py (profiles' open times, ~3 min)
 #                                   + bench/longrun.py (BENCH_LONG_MINUTES, default 10)
 #                                   + bench/aggbench.py (BENCH_AGG_SECS, default 60)
 #   BENCH_QUICK=1 bash bench/run.sh ~2 minute version (preliminary figures)
@@ -47,6 +48,9 @@ fi
 export PMUTOP=$p WORKLOAD_DIR=$wd
 rc=0
 python3 "$REPO/bench/bench.py" "$@" || rc=$?
+# Opening the profiles (issue 31): go tool pprof -top with its default flags
+# and pmutop --load on 60 s of gofmt and on bigdwarf (BENCH_OPEN_GOFMT_SECONDS).
+python3 "$REPO/bench/pprof_open.py" || rc=$?
 # Long runs (issue 23): RSS and CPU curves, BENCH_LONG_MINUTES (default 10,
 # 60 for the optional long run, 0 skips).
 python3 "$REPO/bench/longrun.py" || rc=$?

@@ -23,6 +23,7 @@
 
 #include "pmutop/frontend/cli_doc.h"
 #include "pmutop/frontend/cli_habits.h"
+#include "pmutop/frontend/duration.h"
 #include "pmutop/profile/aggregate.h"
 
 #define DEFAULT_STACK_SIZE 16384
@@ -205,18 +206,21 @@ static int h_freq(struct cli_ctx *c, const struct cli_option *opt, const char *a
 	return opt_u64(c, opt, arg, &c->o->freq);
 }
 
-/* Seconds as a decimal in (min, max]; what names it in the error. */
-static int parse_seconds(const char *arg, double min, bool min_inclusive, double max,
-			 double *out)
+/*
+ * A duration option (duration.h: 500ms, 5s, 2m, 1h, or bare seconds) in
+ * seconds within [min, max] (min excluded unless min_inclusive); the error
+ * names the option, the value, the option's range and the accepted forms.
+ */
+static int opt_duration(struct cli_ctx *c, const char *what, const char *arg, double min,
+			bool min_inclusive, double max, const char *range, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || *end || end == arg || !isfinite(v) || v > max ||
-	    (min_inclusive ? v < min : v <= min))
+	if (duration_parse(arg, &v) || v > max || (min_inclusive ? v < min : v <= min)) {
+		snprintf(c->err, c->errlen, "invalid %s \"%s\" (expected %s, as " DURATION_FORMS ")",
+			 what, arg, range);
 		return -EINVAL;
+	}
 	*out = v;
 	return 0;
 }
@@ -224,44 +228,48 @@ static int parse_seconds(const char *arg, double min, bool min_inclusive, double
 static int h_duration(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt;
-	if (parse_seconds(arg, 0, false, 31536000, &c->o->duration)) {
-		snprintf(c->err, c->errlen, "invalid duration \"%s\" (expected seconds > 0, e.g. 10 or 2.5)",
-			 arg);
-		return -EINVAL;
-	}
-	return 0;
+	return opt_duration(c, "duration", arg, 0, false, 31536000,
+			    "a duration more than 0 and at most 365 days", &c->o->duration);
 }
 
 static int h_dump_every(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt;
-	if (parse_seconds(arg, 1, true, 31536000, &c->o->dump_every)) {
-		snprintf(c->err, c->errlen, "invalid --dump-every \"%s\" (expected seconds >= 1, "
-			 "e.g. 60)", arg);
-		return -EINVAL;
-	}
-	return 0;
+	return opt_duration(c, "--dump-every", arg, 1, true, 31536000,
+			    "a duration from 1s to 365 days", &c->o->dump_every);
 }
 
 static int h_refresh(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt;
-	if (parse_seconds(arg, 0.05, true, 3600, &c->o->refresh)) {
-		snprintf(c->err, c->errlen, "invalid refresh interval \"%s\" "
-			 "(expected seconds from 0.05 to 3600, e.g. 1 or 0.5)", arg);
-		return -EINVAL;
-	}
-	return 0;
+	return opt_duration(c, "refresh interval", arg, 0.05, true, 3600,
+			    "a duration from 50ms to 1h", &c->o->refresh);
 }
 
 static int h_debuginfo_wait(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt;
-	if (parse_seconds(arg, 0, true, 3600, &c->o->debuginfo_wait)) {
-		snprintf(c->err, c->errlen, "invalid debug info wait \"%s\" "
-			 "(expected seconds from 0 to 3600, e.g. 10 or 0.5)", arg);
+	return opt_duration(c, "debug info wait", arg, 0, true, 3600,
+			    "a duration from 0 (no wait) to 1h", &c->o->debuginfo_wait);
+}
+
+/* A cap on ?seconds=, which takes whole seconds: so does the cap. */
+static int h_http_max_seconds(struct cli_ctx *c, const struct cli_option *opt,
+			      const char *arg)
+{
+	double v;
+
+	(void)opt;
+	if (opt_duration(c, "--http-max-seconds", arg, 1, true, 86400,
+			 "whole seconds from 1s to 24h", &v))
+		return -EINVAL;
+	if (v != floor(v)) {
+		snprintf(c->err, c->errlen, "invalid --http-max-seconds \"%s\" (expected whole "
+			 "seconds from 1s to 24h, as 300, 5m or 1h: ?seconds= takes whole seconds)",
+			 arg);
 		return -EINVAL;
 	}
+	c->o->http_max_seconds = (unsigned)v;
 	return 0;
 }
 
@@ -536,9 +544,10 @@ static const struct cli_option opts_table[] = {
 	{ .name = "rate", .short_name = 'r', .arg = "HZ", .handle = h_freq, .min = 1,
 	  .max = 1000000, .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
 	  .help = "py-spy's name for -F" },
-	{ .name = "duration", .short_name = 'd', .arg = "SEC", .handle = h_duration,
+	{ .name = "duration", .short_name = 'd', .arg = "DURATION", .handle = h_duration,
 	  .group = CLI_GROUP_EVENTS, .verbs = SAMPLING,
-	  .help = "stop after SEC seconds (default: until the target exits or SIGINT/SIGTERM)" },
+	  .help = "stop after DURATION: 500ms, 5s, 2m, 1h, 1m30s, or a bare number of seconds "
+		  "(default: until the target exits or SIGINT/SIGTERM)" },
 	{ .name = "kernel", .handle = h_flag, .off = F(kernel), .group = CLI_GROUP_EVENTS,
 	  .verbs = SAMPLING,
 	  .help = "kernel frames, or an error saying why not (default: kernel frames where "
@@ -554,9 +563,10 @@ static const struct cli_option opts_table[] = {
 	  .help = "write the profile to FILE, in the format its name ends with: .pb.gz / .pprof "
 		  "(gzip-compressed pprof; also a name without extension), .html (a flame graph "
 		  "page), .folded (collapsed stacks); - is stdout (pprof unless --format says)" },
-	{ .name = "dump-every", .arg = "SEC", .handle = h_dump_every,
+	{ .name = "dump-every", .arg = "DURATION", .handle = h_dump_every,
 	  .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
-	  .help = "continuous profiling: one pprof profile per SEC-second window into the "
+	  .help = "continuous profiling: one pprof profile per DURATION window (5m, 1h, "
+		  "90s; a bare number is seconds; at least 1s) into the "
 		  "directory --dump DIR/, named TARGET-PID-START.pb.gz (UTC window start); no "
 		  "sample is lost or counted twice between windows" },
 	{ .name = "keep", .arg = "N", .handle = h_unsigned, .off = F(keep), .min = 1,
@@ -613,9 +623,10 @@ static const struct cli_option opts_table[] = {
 	{ .name = "no-tui", .handle = h_flag, .off = F(no_tui), .group = CLI_GROUP_VIEW,
 	  .verbs = PLAIN_RECORD,
 	  .help = "no live view: print the table at the end" },
-	{ .name = "refresh", .arg = "SEC", .handle = h_refresh, .group = CLI_GROUP_VIEW,
+	{ .name = "refresh", .arg = "DURATION", .handle = h_refresh, .group = CLI_GROUP_VIEW,
 	  .verbs = PLAIN_TOP,
-	  .help = "live view refresh interval (default 1)" },
+	  .help = "live view refresh interval: 500ms, 2s, or a bare number of seconds "
+		  "(default 1s)" },
 	{ .name = "load", .arg = "FILE", .handle = h_file, .off = F(load),
 	  .group = CLI_GROUP_VIEW, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_TOP,
 	  .help = "show a saved pprof profile (live view on a terminal, else the table)" },
@@ -624,10 +635,11 @@ static const struct cli_option opts_table[] = {
 	  .help = "instead of the table, list FUNCTION's instructions with each recorded "
 		  "event's share per instruction, source lines and CPI~ per basic block (with "
 		  "--load, or at the end of a recording)" },
-	{ .name = "debuginfo-wait", .arg = "SEC", .handle = h_debuginfo_wait,
+	{ .name = "debuginfo-wait", .arg = "DURATION", .handle = h_debuginfo_wait,
 	  .group = CLI_GROUP_STACKS, .verbs = SAMPLING,
-	  .help = "at the end, wait at most SEC for debug info still being read (a huge "
-		  "debug file; default 10, 2 in the live view; 0: not at all): what is not "
+	  .help = "at the end, wait at most DURATION (500ms, 10s, 1m; a bare number is "
+		  "seconds) for debug info still being read (a huge "
+		  "debug file; default 10s, 2s in the live view; 0: not at all): what is not "
 		  "read by then is written without file:line" },
 	{ .name = "no-debuginfod", .handle = h_flag, .off = F(no_debuginfod),
 	  .group = CLI_GROUP_STACKS,
@@ -682,10 +694,10 @@ static const struct cli_option opts_table[] = {
 	  .verbs = PLAIN,
 	  .help = "serve /debug/pprof/profile?seconds=N&event=E&period=P for -p PID (Go's "
 		  "endpoint; loopback unless ADDR says)" },
-	{ .name = "http-max-seconds", .arg = "N", .handle = h_unsigned,
-	  .off = F(http_max_seconds), .min = 1, .max = 86400, .group = CLI_GROUP_HTTP,
-	  .verbs = PLAIN,
-	  .help = "longest profile a request may ask for (default 300)" },
+	{ .name = "http-max-seconds", .arg = "DURATION", .handle = h_http_max_seconds,
+	  .group = CLI_GROUP_HTTP, .verbs = PLAIN,
+	  .help = "longest profile a request may ask for, in whole seconds: 300, 5m, 1h "
+		  "(default 300; ?seconds= itself is a plain number, as Go's)" },
 	{ .name = "http-token", .arg = "TOKEN", .handle = h_word, .off = F(http_token),
 	  .group = CLI_GROUP_HTTP, .verbs = PLAIN,
 	  .help = "require ?token=TOKEN (or Authorization: Bearer TOKEN) of every request; a "

@@ -39,6 +39,7 @@ static const struct verb_doc verb_docs[CLI_NVERBS] = {
 		.examples = {
 			{ "pmutop -p 1234 -e branchMisses", "live view of branch misses" },
 			{ "pmutop -p 1234 --no-tui --duration 5", "table of 5 seconds" },
+			{ "pmutop -p 1234 --dump-every 5m --dump dir/", "a profile every 5 minutes" },
 			{ "pmutop -p 1234 --dump prof.pb.gz --top", "live view, profile on quit" },
 			{ "pmutop --load prof.pb.gz", "browse a saved profile" },
 			{ "pmutop -p 1234 -e cycles -o prof.pb.gz -d 10", "10 s pprof profile" },

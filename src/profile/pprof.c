@@ -50,8 +50,9 @@
 
 /* ---- the message --------------------------------------------------------- */
 
-#define NCOMMENTS (4 + UNWIND_NOUTCOMES + PMUTOP_MAX_EVENTS) /* counts, compaction, since start,
-								      the note, outcomes, per event */
+#define NCOMMENTS (5 + UNWIND_NOUTCOMES + PMUTOP_MAX_EVENTS) /* counts, compaction, since start,
+								      the note, unnamed code, outcomes,
+								      per event */
 
 /* Everything the Profile message points to, freed in one place. */
 struct build {
@@ -193,6 +194,44 @@ static size_t event_sample_comments(struct build *b, const struct aggregate *a,
 	return nc;
 }
 
+/*
+ * Every mapping is written as symbolized (put_tables), so pprof never
+ * symbolizes on its own; this comment says which files had code pmutop
+ * could not name (their locations are "module+0xOFF", with the address and
+ * the mapping's build id kept) and how to have pprof try them itself.
+ */
+static size_t unnamed_comment(struct build *b, const struct aggregate *a, size_t nc,
+			      bool *failed)
+{
+	char *t = b->comment_text[nc];
+	size_t cap = sizeof(b->comment_text[nc]), nm, i, n = 0, len;
+	const struct agg_mapping *am = aggregate_mappings(a, &nm);
+
+	len = (size_t)snprintf(t, cap, "pmutop: code without a name (module+0xOFFSET, address "
+			       "and build id kept; go tool pprof -symbolize=force retries) in:");
+	for (i = 0; i < nm; i++) {
+		const char *base = strrchr(am[i].file, '/');
+
+		size_t j;
+
+		if (am[i].has_functions || !base)
+			continue;
+		for (j = 0; j < i && (am[j].has_functions || strcmp(am[j].file, am[i].file)); j++)
+			;
+		if (j < i)
+			continue; /* named already (a file mapped twice) */
+		n++;
+		if (len < cap)
+			len += (size_t)snprintf(t + len, cap - len, " %s", base + 1);
+	}
+	if (!n)
+		return nc;
+	if (len >= cap)
+		memcpy(t + cap - 4, "...", 4);
+	b->comments[nc] = str(b, t, failed);
+	return nc + 1;
+}
+
 static void build_header(struct build *b, const struct aggregate *a, const struct agg_info *info,
 			 bool *failed)
 {
@@ -263,6 +302,7 @@ static void build_header(struct build *b, const struct aggregate *a, const struc
 		b->comments[nc] = str(b, info->note, failed);
 		nc++;
 	}
+	nc = unnamed_comment(b, a, nc, failed);
 	for (i = 0; i < UNWIND_NOUTCOMES; i++) {
 		const char *name = unwind_outcome_name((enum unwind_outcome)i);
 
@@ -597,7 +637,11 @@ static int put_tables(struct build *b, const struct aggregate *a, struct zsink *
 		m.file_offset = am[i].offset;
 		m.filename = str(b, am[i].file, failed);
 		m.build_id = str(b, am[i].build_id, failed);
-		m.has_functions = am[i].has_functions;
+		/* Every location written has a function (unnamed code its
+		 * "module+0xOFF"), so the mapping is symbolized: pprof re-symbolizes
+		 * a mapping none of whose has_* flags is set, each location through
+		 * its own DWARF reader, and that took minutes (issue 31). */
+		m.has_functions = true;
 		m.has_filenames = am[i].has_filenames;
 		m.has_line_numbers = am[i].has_line_numbers;
 		m.has_inline_frames = am[i].has_inline_frames;

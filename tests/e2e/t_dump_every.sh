@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t_dump_every.sh - continuous profiling: --dump-every, --keep (issue 23).
 #
-# pmutop -p PID --dump-every 1 --dump DIR/ on a shares process for ~6 s,
+# pmutop -p PID --dump-every 1 --dump DIR/ on a shares process for ~6 s
+# (the --keep run spells its durations with units: 4s, 1000ms - issue 31),
 # and beside it a second pmutop writing one profile of the same span:
 #   - one profile per window, named TARGET-PID-YYYYmmddTHHMMSS.mmmZ.pb.gz,
 #     each read by go tool pprof, with the window's duration (about 1 s);
@@ -76,7 +77,7 @@ diff=$(( sum > wn ? sum - wn : wn - sum ))
 # --keep: a foreign file in the directory stays; 2 of ours remain, the newest.
 mkdir -p keep
 touch keep/shares-1-20000101T000000.000Z.pb.gz
-run_pmutop keep -e task-clock --period 1000000 --duration 4 --dump-every 1 --keep 2 \
+run_pmutop keep -e task-clock --period 1000000 --duration 4s --dump-every 1000ms --keep 2 \
 	--dump keep/ -p "$target"
 (( RC == 0 )) || { show keep.err; fail "pmutop --keep 2 exited with status $RC"; }
 ours=(keep/shares-"$target"-*.pb.gz)

@@ -64,6 +64,17 @@ expect_error period0 'period|0' --period 0 --duration 1 -- "$W/exiter" 1
 expect_error periodjunk '12abc' --period 12abc --duration 1 -- "$W/exiter" 1
 expect_error notarget 'usage|pid|command|target|-p' --duration 1
 
+# Durations (issue 31): a nonsense unit, a negative or zero duration is a
+# command-line error (status 2) naming the accepted forms.
+for d in 5q -5s 0 0ms 1e3; do
+	if expect_error "duration$d" '500ms, 5s, 2m, 1h.*bare number of seconds' \
+		--duration "$d" -- "$W/exiter" 1 && (( RC != 2 )); then
+		info "FAILED: --duration $d: exit status $RC, want 2 (bad command line)"
+		errs=$((errs + 1))
+	fi
+done
+expect_error dumpevery5q '500ms, 5s, 2m, 1h' --dump-every 5q --dump "$T/w/" -- "$W/exiter" 1
+
 # Unwritable dump: must be refused before sampling (not after 5 s), and
 # leave no file.
 if expect_error baddump 'nonexistent|No such file|directory|cannot|permission' \

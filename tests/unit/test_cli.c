@@ -260,7 +260,7 @@ static void live_view_options(void **state)
 static void live_view_bad_values_and_conflicts(void **state)
 {
 	struct pmutop_opts o;
-	static const char *bad_refresh[] = { "0", "-1", "0.01", "abc", "1s", "", "nan", "inf",
+	static const char *bad_refresh[] = { "0", "-1", "0.01", "abc", "1q", "", "nan", "inf",
 					     "3601" };
 
 	(void)state;
