@@ -131,6 +131,7 @@ struct module {
 	struct gopclntab *gopcln;   /* NULL: none, or unusable (gopcln_err says why) */
 	char gopcln_err[160];
 	uint64_t text_lo, text_hi;
+	uint64_t entry;    /* e_entry: where the kernel or the loader starts it; 0: none */
 	uint64_t page_size;
 };
 
@@ -766,6 +767,7 @@ static int module_parse(struct module *m)
 	m->elf = elf_memory(m->image, m->size);
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || !gelf_getehdr(m->elf, &eh))
 		return -ENOEXEC;
+	m->entry = eh.e_entry;
 	err = parse_phdrs(m);
 	if (err)
 		return err;
@@ -1132,6 +1134,11 @@ const struct gopclntab *module_gopclntab(const struct module *m, const char **er
 {
 	*err = m && m->has_gopcln && !m->gopcln ? m->gopcln_err : NULL;
 	return m ? m->gopcln : NULL;
+}
+
+uint64_t module_entry(const struct module *m)
+{
+	return m ? m->entry : 0;
 }
 
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi)

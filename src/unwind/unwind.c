@@ -26,6 +26,7 @@
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
 #include "pmutop/unwind/gostack.h"
+#include "pmutop/unwind/root.h"
 #include "pmutop/unwind/unwind_fast.h"
 
 /* Exported by libunwind but not declared in its headers. */
@@ -81,6 +82,7 @@ const char *unwind_outcome_name(enum unwind_outcome o)
 	case UNWIND_BAD_FRAME: return "bad frame";
 	case UNWIND_MAX_DEPTH: return "max depth";
 	case UNWIND_NO_REGS: return "no user registers";
+	case UNWIND_NO_ROOT: return "ended before root";
 	case UNWIND_NOUTCOMES: break;
 	}
 	return "?";
@@ -280,6 +282,12 @@ void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
 			       uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
+/* What the outermost frame of a walk that ended by itself is (root.h). */
+static enum unwind_outcome root_outcome(struct unwinder *u, uint64_t addr)
+{
+	return unwind_root_classify(u->maps, addr, u->fast ? fast_unwind_is_root : NULL, u->fast);
+}
+
 static unsigned cfi_unwind(struct unwinder *u, const struct perf_sample *s,
 			   uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
@@ -293,7 +301,30 @@ unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 		n = gostack_splice(u->maps, s, u->max_stack, ips, n, max, outcome, &spliced,
 				   fast_unwind_is_root, u->fast);
 	u->stats.go_spliced += spliced;
+	/* The walk's own word that it reached the root, checked against its last frame. */
+	if (*outcome == UNWIND_ROOT && n)
+		*outcome = root_outcome(u, n > 1 ? ips[n - 1] - 1 : ips[0]);
 	return n;
+}
+
+enum unwind_outcome unwinder_callchain_outcome(struct unwinder *u, const struct perf_sample *s,
+					       const uint64_t *ips, unsigned n)
+{
+	const uint64_t *chain;
+	int truncated;
+	unsigned k = 0;
+
+	if (!n)
+		return UNWIND_NO_REGS;
+	if (!u)
+		return UNWIND_ROOT; /* nothing to judge it by: the chain's word */
+	(void)gostack_user_chain(s, u->max_stack, &chain, &truncated);
+	if (truncated)
+		return UNWIND_MAX_DEPTH;
+	/* Kernel addresses first; the user IP itself when it is the only user frame. */
+	while (k < n && ips[k] >> 63)
+		k++;
+	return root_outcome(u, n - 1 > k ? ips[n - 1] - 1 : ips[n - 1]);
 }
 
 /* The DWARF CFI walk: the fast path, else (or to verify it) libunwind. */

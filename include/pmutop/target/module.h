@@ -224,6 +224,13 @@ bool module_is_go(const struct module *m);
 struct gopclntab;
 const struct gopclntab *module_gopclntab(const struct module *m, const char **err);
 
+/*
+ * The ELF header's entry point (e_entry, an ELF vaddr): where the kernel
+ * starts an executable or the dynamic loader. 0 when it has none (most
+ * shared libraries), and for NULL.
+ */
+uint64_t module_entry(const struct module *m);
+
 /* ELF vaddr range [lo, hi) of the executable PT_LOAD segments. */
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi);
 
