@@ -49,6 +49,14 @@ struct walk {
 	struct unwinder *u;
 	const struct perf_sample *s;
 	uint64_t sp;          /* stack copy covers [sp, sp + s->stack_size) */
+	/*
+	 * The mapping of the code whose unwind table libunwind is reading
+	 * (find_proc_info): the table and its FDEs are in the same file, often
+	 * in a read-only segment that the kernel's MMAP records (exec mappings
+	 * only) never told us about, for a child that was followed from its
+	 * exec. Read from the file, not byte by byte from the target.
+	 */
+	const struct mapping *pi_map;
 	unsigned live_reads;  /* reads that had to go to the target */
 	bool live_failed;     /* a live read of the stack failed */
 };
@@ -110,6 +118,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 
 	if (!m || !m->mod || module_eh_frame_hdr(m->mod, &hdr, &hdr_size) || hdr_size < 12)
 		return -UNW_ENOINFO;
+	w->pi_map = m;
 	if (module_read(m->mod, hdr, h, sizeof(h)))
 		return -UNW_ENOINFO;
 	/*
@@ -171,6 +180,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 	/* 2. The module's file image: code and unwind tables never change. */
 	m = maps_find(w->u->maps, addr);
 	if (m && m->mod && !module_read(m->mod, addr - m->bias, valp, sizeof(*valp)))
+		return 0;
+	/* 2b. Unmapped as far as we know: the unwind table's file, if it is in its image. */
+	if (!m && w->pi_map && w->pi_map->mod &&
+	    !module_read(w->pi_map->mod, addr - w->pi_map->bias, valp, sizeof(*valp)))
 		return 0;
 	/* 3. The live target: stack above the copy, anonymous memory. */
 	if (read_live(w, addr, valp, sizeof(*valp)) == 0)
