@@ -45,6 +45,8 @@ bool unwind_root_name(const char *name)
 	return false;
 }
 
+#define ENTRY_REACH 64 /* bytes after an entry point without FDE or symbol */
+
 /* Whether ELF vaddr v is in the function at the file's entry point (a stripped _start). */
 static bool in_entry_function(const struct module *mod, uint64_t v)
 {
@@ -56,7 +58,13 @@ static bool in_entry_function(const struct module *mod, uint64_t v)
 		return lo <= v && v < hi;
 	if (module_symbol_extent(mod, entry, &lo, &size))
 		return lo <= v && v - lo < size;
-	return false;
+	/*
+	 * Neither knows it: assembly without CFI, such as the dynamic
+	 * loader's _start (RTLD_START: mov %rsp,%rdi; call _dl_start), where
+	 * every program's stacks start while it is being loaded. Its first
+	 * call comes within a few instructions of the entry.
+	 */
+	return v >= entry && v - entry < ENTRY_REACH;
 }
 
 enum unwind_outcome unwind_root_classify(const struct maps *maps, uint64_t addr,

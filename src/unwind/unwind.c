@@ -362,6 +362,11 @@ static unsigned cfi_unwind(struct unwinder *u, const struct perf_sample *s,
 		enum unwind_outcome ref_outcome;
 		unsigned rn = libunwind_walk(u, s, ref, max < 1024 ? max : 1024, &ref_outcome);
 
+		/* Both judged by their last frame (root.h), as unwinder_unwind() does. */
+		if (ref_outcome == UNWIND_ROOT && rn)
+			ref_outcome = root_outcome(u, rn > 1 ? ref[rn - 1] - 1 : ref[0]);
+		if (*outcome == UNWIND_ROOT)
+			*outcome = root_outcome(u, n > 1 ? ips[n - 1] - 1 : ips[0]);
 		u->stats.fast++;
 		u->stats.verified++;
 		if (ref_outcome != UNWIND_ROOT && *outcome == UNWIND_ROOT && rn < n &&
