@@ -14,9 +14,11 @@
 # another through a table, stripped to .eh_frame only - no symbol names
 # any function. `make -j2` runs 8 of them. Checked:
 #   - no LOST records beyond 1% of the samples (the code before the fix
-#     lost 80-90% of them here: pmutop could not keep up);
-#   - every sample's function is one FDE: at most 64 + a few distinct
-#     "fakecc+0x..." names (a range split per CFI row would give hundreds).
+#     lost 80-90% of them here: pmutop could not keep up; not bound for an
+#     ASan build);
+#   - every sample's function is one FDE: at most as many distinct
+#     "fakecc+0x..." names as the file has FDEs (a range split per CFI row
+#     would give hundreds).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
 e2e_init
@@ -100,16 +102,22 @@ info "pmutop: $samples samples, $lost lost"
 (( samples >= 1000 )) || fail "only $samples samples of a build of 8 x $ITER dispatches"
 # Lost records are what the kernel could not write because pmutop had not
 # drained the buffer: pmutop busy. Nothing is lost in a quiet run; 1%
-# leaves room for a machine shared with other builds.
-(( lost * 100 <= samples )) ||
+# leaves room for a machine shared with other builds. An ASan build spends
+# several times the CPU per sample by design: its count is shown, not bound.
+if is_asan; then
+	info "(ASan build: $lost lost, not checked)"
+elif (( lost * 100 > samples )); then
 	problem "lost $lost samples of $((samples + lost)) ($((lost * 100 / (samples + lost)))%) at the default buffer size"
+fi
 
 if readable build.pb.gz 12; then
 	nfn=$(grep -c '^fakecc+0x' flat.txt)
 	fk=$(awk -F'\t' '$1 ~ /^fakecc\+0x/ { v += $2 } END { printf "%.0f", v }' flat.txt)
 	info "fakecc: $nfn distinct functions named by FDE, $fk of $(flat_total) flat"
 	(( nfn >= NFUNC / 2 )) || problem "only $nfn fakecc functions in the profile, want most of $NFUNC"
-	(( nfn <= NFUNC + 4 )) || problem "$nfn fakecc functions for $NFUNC FDEs: a function split by CFI row"
+	# One name per FDE (the generated ones and the C runtime's): a range
+	# split per CFI row would give hundreds.
+	(( nfn <= nfde + 2 )) || problem "$nfn fakecc functions for $nfde FDEs: a function split by CFI row"
 fi
 
 (( ERRS == 0 )) || fail "$ERRS problem(s) profiling a parallel build of a stripped program"
