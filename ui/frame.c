@@ -194,7 +194,7 @@ static void notice_line(const struct view_ctx *v, int y)
 	}
 }
 
-/* "unwind: root 99.1%  cut 0.4%  no info 0.5%" of c (outcomes: unwind.h). */
+/* "unwind: root 99.1%  cut 0.4%  no info 0.5%  short 0.1%" of c (outcomes: unwind.h). */
 static int unwind_quality(int y, int x, const struct session_counts *c)
 {
 	static const struct {
@@ -202,7 +202,7 @@ static int unwind_quality(int y, int x, const struct session_counts *c)
 		int outcome;          /* -1: every other outcome */
 	} parts[] = {
 		{ "root", UNWIND_ROOT }, { "cut", UNWIND_STACK_CUT }, { "no info", UNWIND_NO_INFO },
-		{ "other", -1 },
+		{ "short", UNWIND_NO_ROOT }, { "other", -1 },
 	};
 	uint64_t n = 0, v;
 	char val[32];
@@ -219,8 +219,8 @@ static int unwind_quality(int y, int x, const struct session_counts *c)
 			v = c->outcomes[parts[k].outcome];
 		else
 			v = n - c->outcomes[UNWIND_ROOT] - c->outcomes[UNWIND_STACK_CUT] -
-			    c->outcomes[UNWIND_NO_INFO];
-		if (parts[k].outcome < 0 && !v)
+			    c->outcomes[UNWIND_NO_INFO] - c->outcomes[UNWIND_NO_ROOT];
+		if ((parts[k].outcome < 0 || parts[k].outcome == UNWIND_NO_ROOT) && !v)
 			continue;
 		snprintf(val, sizeof(val), "%.1f%%", 100.0 * (double)v / (double)n);
 		x = field(y, x, parts[k].label, val);

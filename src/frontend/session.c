@@ -232,8 +232,14 @@ static unsigned unwind_sample(struct session *s, struct process *p, const struct
 {
 	unsigned nk = 0;
 
-	if (s->o->unwind == UNWIND_ENGINE_FP)
-		return callchain_ips(smp, s->ips, s->o->max_depth, outcome);
+	if (s->o->unwind == UNWIND_ENGINE_FP) {
+		unsigned n = callchain_ips(smp, s->ips, s->o->max_depth, outcome);
+
+		/* The chain says it ended; its last frame says whether at a root. */
+		if (*outcome == UNWIND_ROOT)
+			*outcome = unwinder_callchain_outcome(process_unwinder(p), smp, s->ips, n);
+		return n;
+	}
 	if (s->kernel)
 		nk = callchain_kernel_ips(smp, s->ips, s->o->max_depth);
 	return nk + unwinder_unwind(process_unwinder(p), smp, s->ips + nk, s->o->max_depth - nk, outcome);

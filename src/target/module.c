@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -42,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pmutop/target/fde.h"
 #include "pmutop/target/module.h"
 #include "pmutop/target/safe_open.h"
 
@@ -108,11 +108,20 @@ struct module {
 	bool has_symtab;   /* a .symtab of its own, or one taken from its debug file */
 	char *debug_names; /* names of the symbols taken from a separate debug file */
 
-	/* Unwind tables as function ranges (module_fde_range), opened lazily. */
-	bool cfi_tried;
-	Dwarf_CFI *cfi;    /* .eh_frame */
-	Dwarf *dwarf;      /* owns dcfi */
-	Dwarf_CFI *dcfi;   /* .debug_frame */
+	/*
+	 * Unwind tables as function ranges (module_fde_range, fde.h), set up
+	 * on first use: .eh_frame_hdr's table searched in place (eh_seg: the
+	 * bytes of the segment its FDE pointers point into), else an index of
+	 * .eh_frame built once; .debug_frame always through an index.
+	 */
+	bool fde_tried;
+	struct fde_span ehf_span;   /* data NULL: no usable .eh_frame_hdr */
+	struct fde_span eh_seg;
+	struct fde_index *fdes;     /* NULL: nothing walked */
+	const uint8_t *ehframe;     /* the .eh_frame section in the image */
+	size_t ehframe_len;
+	uint64_t ehframe_vaddr;
+	size_t dframe_ndx;          /* .debug_frame's section index; 0: none */
 
 	bool has_ehf;
 	uint64_t ehf_vaddr, ehf_size;
@@ -122,6 +131,7 @@ struct module {
 	struct gopclntab *gopcln;   /* NULL: none, or unusable (gopcln_err says why) */
 	char gopcln_err[160];
 	uint64_t text_lo, text_hi;
+	uint64_t entry;    /* e_entry: where the kernel or the loader starts it; 0: none */
 	uint64_t page_size;
 };
 
@@ -206,10 +216,7 @@ static void sigbus_install(void)
  */
 static void module_release(struct module *m)
 {
-	if (m->cfi)
-		dwarf_cfi_end(m->cfi);
-	if (m->dwarf)
-		dwarf_end(m->dwarf);
+	fde_index_free(m->fdes);
 	free(m->plt_names);
 	free(m->debug_names);
 	if (m->elf)
@@ -670,6 +677,10 @@ static int parse_sections(struct module *m)
 			dynsym = scn;
 		else if (sh.sh_type == SHT_NOTE && !m->build_id[0])
 			parse_notes(m, elf_getdata(scn, NULL));
+		else if (have_names && sh.sh_type == SHT_PROGBITS && !(sh.sh_flags & SHF_ALLOC) &&
+			 !m->dframe_ndx && (name = elf_strptr(m->elf, shstrndx, sh.sh_name)) &&
+			 strcmp(name, ".debug_frame") == 0)
+			m->dframe_ndx = elf_ndxscn(scn);
 		else if (have_names && sh.sh_type == SHT_RELA && !rela_plt &&
 			 (name = elf_strptr(m->elf, shstrndx, sh.sh_name)) &&
 			 strcmp(name, ".rela.plt") == 0)
@@ -679,7 +690,12 @@ static int parse_sections(struct module *m)
 			name = elf_strptr(m->elf, shstrndx, sh.sh_name);
 			if (!name)
 				continue;
-			if (!m->has_ehf && strcmp(name, ".eh_frame_hdr") == 0) {
+			if (!m->ehframe && strcmp(name, ".eh_frame") == 0 && sh.sh_offset < m->size) {
+				m->ehframe = (const uint8_t *)m->image + sh.sh_offset;
+				m->ehframe_len = m->size - sh.sh_offset < sh.sh_size
+					? m->size - sh.sh_offset : sh.sh_size;
+				m->ehframe_vaddr = sh.sh_addr;
+			} else if (!m->has_ehf && strcmp(name, ".eh_frame_hdr") == 0) {
 				m->has_ehf = true;
 				m->ehf_vaddr = sh.sh_addr;
 				m->ehf_size = sh.sh_size;
@@ -751,6 +767,7 @@ static int module_parse(struct module *m)
 	m->elf = elf_memory(m->image, m->size);
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || !gelf_getehdr(m->elf, &eh))
 		return -ENOEXEC;
+	m->entry = eh.e_entry;
 	err = parse_phdrs(m);
 	if (err)
 		return err;
@@ -1012,110 +1029,91 @@ int module_read(const struct module *m, uint64_t vaddr, void *buf, size_t len)
 	return 0;
 }
 
-/* Bytes of a DWARF EH pointer encoding's value (its low nibble); 0: not handled. */
-static unsigned eh_enc_size(uint8_t enc)
+/* The file-backed bytes of the PT_LOAD segment holding vaddr; false when none. */
+static bool segment_span(const struct module *m, uint64_t vaddr, struct fde_span *out)
 {
-	switch (enc & 0x0f) {
-	case 0x00: return 8; /* absptr (64-bit) */
-	case 0x02: case 0x0a: return 2;
-	case 0x03: case 0x0b: return 4;
-	case 0x04: case 0x0c: return 8;
-	default: return 0;
+	for (size_t i = 0; i < m->nsegs; i++) {
+		const struct segment *s = &m->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->avail) {
+			*out = (struct fde_span){ .data = (const uint8_t *)m->image + s->offset,
+						  .len = s->avail, .vaddr = s->vaddr, .eh = true };
+			return true;
+		}
 	}
+	return false;
 }
 
 /*
- * The .eh_frame_hdr search table (sorted FDE initial locations; the usual
- * datarel|sdata4 form only): the start of the last FDE at or below vaddr,
- * and the next FDE's start (UINT64_MAX when none), an upper bound of its
- * end. 0, or -ENOENT.
+ * .debug_frame's bytes (inflated by libelf when compressed, as Go's
+ * linker writes it, up to DFRAME_MAX), or an empty span.
  */
-static int ehf_fde_start(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *next)
+#define DFRAME_MAX (256u << 20)
+
+static struct fde_span debug_frame_span(struct module *m)
 {
-	uint8_t h[4];
-	uint64_t table, count, lo = 0, hi;
-	uint32_t u32;
-	int32_t loc;
-	unsigned psz;
+	Elf_Scn *scn = m->dframe_ndx ? elf_getscn(m->elf, m->dframe_ndx) : NULL;
+	struct fde_span sp = { 0 };
+	GElf_Shdr sh;
+	Elf_Data *d;
 
-	if (!m->has_ehf || m->ehf_size < 12 || module_read(m, m->ehf_vaddr, h, sizeof(h)) ||
-	    h[0] != 1 || h[3] != 0x3b || !(psz = eh_enc_size(h[1])) ||
-	    (h[2] & 0x0f) != 0x03 || module_read(m, m->ehf_vaddr + 4 + psz, &u32, 4))
-		return -ENOENT;
-	count = u32;
-	table = m->ehf_vaddr + 4 + psz + 4;
-	if (!count || count > (m->ehf_size - (table - m->ehf_vaddr)) / 8)
-		return -ENOENT;
-	/* The last entry whose start is <= vaddr: binary search on [lo, hi). */
-	hi = count;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return sp;
+	if (sh.sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
 
-		if (module_read(m, table + 8 * mid, &loc, 4))
-			return -ENOENT;
-		if (m->ehf_vaddr + (uint64_t)(int64_t)loc <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (!gelf_getchdr(scn, &ch) || ch.ch_size > DFRAME_MAX || elf_compress(scn, 0, 0) < 0)
+			return sp;
 	}
-	if (lo == 0 || module_read(m, table + 8 * (lo - 1), &loc, 4))
-		return -ENOENT;
-	*start = m->ehf_vaddr + (uint64_t)(int64_t)loc;
-	*next = UINT64_MAX;
-	if (lo < count && module_read(m, table + 8 * lo, &loc, 4) == 0)
-		*next = m->ehf_vaddr + (uint64_t)(int64_t)loc;
-	return 0;
+	d = elf_getdata(scn, NULL);
+	if (d && d->d_buf && d->d_size)
+		sp = (struct fde_span){ .data = d->d_buf, .len = d->d_size };
+	return sp;
+}
+
+/* Once per module: find the tables, build the index of what has no search table. */
+static void fde_setup(struct module *m)
+{
+	struct fde_span secs[2], hdr, seg;
+	unsigned n = 0;
+	uint64_t eh_frame;
+
+	m->fde_tried = true;
+	if (m->has_ehf && segment_span(m, m->ehf_vaddr, &seg)) {
+		uint64_t at = m->ehf_vaddr - seg.vaddr;
+
+		hdr = (struct fde_span){ .data = seg.data + at, .vaddr = m->ehf_vaddr, .eh = true,
+					 .len = seg.len - at < m->ehf_size ? seg.len - at : m->ehf_size };
+		if (fde_hdr_usable(&hdr, &eh_frame) && segment_span(m, eh_frame, &m->eh_seg))
+			m->ehf_span = hdr;
+	}
+	if (!m->ehf_span.data && m->ehframe)
+		secs[n++] = (struct fde_span){ .data = m->ehframe, .len = m->ehframe_len,
+					       .vaddr = m->ehframe_vaddr, .eh = true };
+	secs[n] = debug_frame_span(m);
+	n += secs[n].data != NULL;
+	if (n)
+		m->fdes = fde_index_build(secs, n);
 }
 
 int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
-	struct module *mm = (struct module *)m; /* the lazily opened CFI readers */
-	Dwarf_Frame *frame = NULL;
-	Dwarf_Addr lo, hi;
-	uint64_t fde, next;
-	bool eh = false;
+	struct module *mm = (struct module *)m; /* the tables, set up on first use */
+	uint64_t first, fde, lo, hi;
 
 	if (!m || !m->elf)
 		return -ENOENT;
-	if (!mm->cfi_tried) {
-		mm->cfi_tried = true;
-		mm->cfi = dwarf_getcfi_elf(m->elf);
-		mm->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
-		mm->dcfi = mm->dwarf ? dwarf_getcfi(mm->dwarf) : NULL;
+	if (!m->fde_tried)
+		fde_setup(mm);
+	if (m->ehf_span.data && fde_hdr_lookup(&m->ehf_span, vaddr, &first, &fde) == 0 &&
+	    fde >= m->eh_seg.vaddr &&
+	    fde_decode(&m->eh_seg, fde - m->eh_seg.vaddr, &lo, &hi, NULL) == 0 &&
+	    lo <= vaddr && vaddr < hi) {
+		*start = lo;
+		*end = hi;
+		return 0;
 	}
-	if (mm->cfi && dwarf_cfi_addrframe(mm->cfi, vaddr, &frame) == 0 && frame)
-		eh = true;
-	else if (!(mm->dcfi && dwarf_cfi_addrframe(mm->dcfi, vaddr, &frame) == 0 && frame))
-		return -ENOENT;
-	dwarf_frame_info(frame, &lo, &hi, NULL);
-	free(frame);
-	if (!(lo <= vaddr && vaddr < hi))
-		return -ENOENT;
-	/*
-	 * libdw answers with the CFI *row* that covers vaddr (from one push
-	 * or pop to the next), not its FDE: a function of several rows would
-	 * be several "functions", named by a row start inside it. The FDE's
-	 * own start comes from .eh_frame_hdr's table; its end is where its
-	 * rows stop (the next row starts a gap or another FDE).
-	 */
-	if (eh && ehf_fde_start(m, vaddr, &fde, &next) == 0 && fde <= lo) {
-		for (unsigned i = 0; i < 4096 && hi < next; i++) {
-			Dwarf_Addr nlo, nhi;
-
-			frame = NULL;
-			if (dwarf_cfi_addrframe(mm->cfi, hi, &frame) != 0 || !frame)
-				break;
-			dwarf_frame_info(frame, &nlo, &nhi, NULL);
-			free(frame);
-			if (nlo != hi || nhi <= hi)
-				break;
-			hi = nhi;
-		}
-		lo = fde;
-	}
-	*start = lo;
-	*end = hi;
-	return 0;
+	return fde_index_find(m->fdes, vaddr, start, end);
 }
 
 int module_eh_frame_hdr(const struct module *m, uint64_t *vaddr, uint64_t *size)
@@ -1136,6 +1134,11 @@ const struct gopclntab *module_gopclntab(const struct module *m, const char **er
 {
 	*err = m && m->has_gopcln && !m->gopcln ? m->gopcln_err : NULL;
 	return m ? m->gopcln : NULL;
+}
+
+uint64_t module_entry(const struct module *m)
+{
+	return m ? m->entry : 0;
 }
 
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi)

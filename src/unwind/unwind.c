@@ -26,6 +26,7 @@
 #include "pmutop/target/module.h"
 #include "pmutop/sample/perf_record.h"
 #include "pmutop/unwind/gostack.h"
+#include "pmutop/unwind/root.h"
 #include "pmutop/unwind/unwind_fast.h"
 
 /* Exported by libunwind but not declared in its headers. */
@@ -48,6 +49,14 @@ struct walk {
 	struct unwinder *u;
 	const struct perf_sample *s;
 	uint64_t sp;          /* stack copy covers [sp, sp + s->stack_size) */
+	/*
+	 * The mapping of the code whose unwind table libunwind is reading
+	 * (find_proc_info): the table and its FDEs are in the same file, often
+	 * in a read-only segment that the kernel's MMAP records (exec mappings
+	 * only) never told us about, for a child that was followed from its
+	 * exec. Read from the file, not byte by byte from the target.
+	 */
+	const struct mapping *pi_map;
 	unsigned live_reads;  /* reads that had to go to the target */
 	bool live_failed;     /* a live read of the stack failed */
 };
@@ -81,6 +90,7 @@ const char *unwind_outcome_name(enum unwind_outcome o)
 	case UNWIND_BAD_FRAME: return "bad frame";
 	case UNWIND_MAX_DEPTH: return "max depth";
 	case UNWIND_NO_REGS: return "no user registers";
+	case UNWIND_NO_ROOT: return "ended before root";
 	case UNWIND_NOUTCOMES: break;
 	}
 	return "?";
@@ -108,6 +118,7 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 
 	if (!m || !m->mod || module_eh_frame_hdr(m->mod, &hdr, &hdr_size) || hdr_size < 12)
 		return -UNW_ENOINFO;
+	w->pi_map = m;
 	if (module_read(m->mod, hdr, h, sizeof(h)))
 		return -UNW_ENOINFO;
 	/*
@@ -169,6 +180,10 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp,
 	/* 2. The module's file image: code and unwind tables never change. */
 	m = maps_find(w->u->maps, addr);
 	if (m && m->mod && !module_read(m->mod, addr - m->bias, valp, sizeof(*valp)))
+		return 0;
+	/* 2b. Unmapped as far as we know: the unwind table's file, if it is in its image. */
+	if (!m && w->pi_map && w->pi_map->mod &&
+	    !module_read(w->pi_map->mod, addr - w->pi_map->bias, valp, sizeof(*valp)))
 		return 0;
 	/* 3. The live target: stack above the copy, anonymous memory. */
 	if (read_live(w, addr, valp, sizeof(*valp)) == 0)
@@ -280,6 +295,12 @@ void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *st)
 static unsigned libunwind_walk(struct unwinder *u, const struct perf_sample *s,
 			       uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
+/* What the outermost frame of a walk that ended by itself is (root.h). */
+static enum unwind_outcome root_outcome(struct unwinder *u, uint64_t addr)
+{
+	return unwind_root_classify(u->maps, addr, u->fast ? fast_unwind_is_root : NULL, u->fast);
+}
+
 static unsigned cfi_unwind(struct unwinder *u, const struct perf_sample *s,
 			   uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
 
@@ -293,7 +314,30 @@ unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 		n = gostack_splice(u->maps, s, u->max_stack, ips, n, max, outcome, &spliced,
 				   fast_unwind_is_root, u->fast);
 	u->stats.go_spliced += spliced;
+	/* The walk's own word that it reached the root, checked against its last frame. */
+	if (*outcome == UNWIND_ROOT && n)
+		*outcome = root_outcome(u, n > 1 ? ips[n - 1] - 1 : ips[0]);
 	return n;
+}
+
+enum unwind_outcome unwinder_callchain_outcome(struct unwinder *u, const struct perf_sample *s,
+					       const uint64_t *ips, unsigned n)
+{
+	const uint64_t *chain;
+	int truncated;
+	unsigned k = 0;
+
+	if (!n)
+		return UNWIND_NO_REGS;
+	if (!u)
+		return UNWIND_ROOT; /* nothing to judge it by: the chain's word */
+	(void)gostack_user_chain(s, u->max_stack, &chain, &truncated);
+	if (truncated)
+		return UNWIND_MAX_DEPTH;
+	/* Kernel addresses first; the user IP itself when it is the only user frame. */
+	while (k < n && ips[k] >> 63)
+		k++;
+	return root_outcome(u, n - 1 > k ? ips[n - 1] - 1 : ips[n - 1]);
 }
 
 /* The DWARF CFI walk: the fast path, else (or to verify it) libunwind. */
@@ -318,6 +362,11 @@ static unsigned cfi_unwind(struct unwinder *u, const struct perf_sample *s,
 		enum unwind_outcome ref_outcome;
 		unsigned rn = libunwind_walk(u, s, ref, max < 1024 ? max : 1024, &ref_outcome);
 
+		/* Both judged by their last frame (root.h), as unwinder_unwind() does. */
+		if (ref_outcome == UNWIND_ROOT && rn)
+			ref_outcome = root_outcome(u, rn > 1 ? ref[rn - 1] - 1 : ref[0]);
+		if (*outcome == UNWIND_ROOT)
+			*outcome = root_outcome(u, n > 1 ? ips[n - 1] - 1 : ips[0]);
 		u->stats.fast++;
 		u->stats.verified++;
 		if (ref_outcome != UNWIND_ROOT && *outcome == UNWIND_ROOT && rn < n &&

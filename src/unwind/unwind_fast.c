@@ -27,11 +27,13 @@
 #include "pmutop/sample/perf_record.h"
 
 /* Packed sample register slots (PMUTOP_REGS_MASK order). */
+#define SAMPLE_BX 1
 #define SAMPLE_BP 6
 #define SAMPLE_SP 7
 #define SAMPLE_IP 8
 
 /* DWARF register numbers on x86_64. */
+#define DW_RBX 3
 #define DW_RBP 6
 #define DW_RSP 7
 
@@ -61,9 +63,16 @@ struct rule {
 	uint64_t addr;     /* lookup address (runtime) */
 	int32_t cfa_off;   /* CFA = cfa_reg + cfa_off */
 	int32_t bp_off;    /* caller's RBP at CFA + bp_off (BP_AT_CFA) */
+	int16_t bx_off;    /* caller's RBX at CFA + bx_off (bx == BP_AT_CFA) */
 	uint8_t kind;
-	uint8_t cfa_reg;   /* DW_RSP or DW_RBP */
+	/*
+	 * DW_RSP, DW_RBP or DW_RBX: code that realigns its stack keeps the
+	 * CFA in RBX (glibc's _dl_runtime_resolve, run at every lazily bound
+	 * call - 4% of a parallel build's samples, which libunwind gave up on).
+	 */
+	uint8_t cfa_reg;
 	uint8_t bp;        /* enum bp_rule */
+	uint8_t bx;        /* enum bp_rule, for RBX */
 	uint8_t debug_frame; /* derived from .debug_frame (libunwind cannot check it) */
 	uint8_t go;        /* in Go code (module_is_go) */
 };
@@ -247,6 +256,7 @@ static bool is_sigreturn(const struct mapping *m, uint64_t addr)
 
 /* Offsets in the kernel's rt_sigframe after the return address (struct ucontext, x86_64). */
 #define UC_RBP (40 + 10 * 8)
+#define UC_RBX (40 + 11 * 8)
 #define UC_RSP (40 + 15 * 8)
 #define UC_RIP (40 + 16 * 8)
 
@@ -394,7 +404,7 @@ static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 	} else {
 		goto out;
 	}
-	if ((reg != DW_RSP && reg != DW_RBP) || off < INT32_MIN || off > INT32_MAX)
+	if ((reg != DW_RSP && reg != DW_RBP && reg != DW_RBX) || off < INT32_MIN || off > INT32_MAX)
 		goto out;
 	r->cfa_reg = (uint8_t)reg;
 	r->cfa_off = (int32_t)off;
@@ -421,6 +431,16 @@ static void derive_rule(struct fast_unwinder *f, uint64_t addr, struct rule *r)
 		r->bp_off = (int32_t)off;
 	} else {
 		goto out;
+	}
+	/* The caller's RBX likewise; a rule not modelled only makes it unknown. */
+	r->bx = BP_UNDEF;
+	if (dwarf_frame_register(frame, DW_RBX, mem, &ops, &nops) == 0) {
+		if (nops == 0 && !ops) {
+			r->bx = BP_SAME;
+		} else if (nops && cfa_plus(ops, nops, &off) && off >= INT16_MIN && off <= INT16_MAX) {
+			r->bx = BP_AT_CFA;
+			r->bx_off = (int16_t)off;
+		}
 	}
 	r->kind = RULE_STEP;
 out:
@@ -530,8 +550,9 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 {
 	static const struct rule frameless = { .kind = RULE_STEP, .cfa_reg = DW_RSP, .cfa_off = 8,
 					       .bp = BP_SAME, .debug_frame = 1, .go = 1 };
-	uint64_t sp0, ip, sp, bp;
+	uint64_t sp0, ip, sp, bp, bx;
 	bool bp_known = true, exact = true; /* exact: ip is not a return address */
+	bool bx_known = true;
 	bool on_sampled_stack = true;       /* not yet switched to another stack (mcall, cgo) */
 	unsigned n = 0;
 
@@ -545,11 +566,12 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 	f->live_valid = false; /* the target ran on since the last sample */
 	sp0 = sp = s->regs[SAMPLE_SP];
 	bp = s->regs[SAMPLE_BP];
+	bx = s->regs[SAMPLE_BX];
 	ip = s->regs[SAMPLE_IP];
 	ips[n++] = ip;
 	for (;;) {
 		const struct rule *r;
-		uint64_t cfa, ra, new_bp = bp;
+		uint64_t cfa, ra, new_bp = bp, new_bx = bx;
 
 		/* As the libunwind walk: a full array ends it before another step. */
 		if (n == max) {
@@ -585,6 +607,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			}
 			ips[n++] = ip = ra;
 			sp = base + 8;
+			bx_known = false;
 			on_sampled_stack = false;
 			continue;
 		}
@@ -609,7 +632,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			}
 			ips[n++] = ip = gpc;
 			sp = gsp;
-			bp_known = false;
+			bp_known = bx_known = false;
 			on_sampled_stack = false;
 			continue;
 		}
@@ -630,7 +653,8 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 
 			if (read_word(f, s, sp0, sp + UC_RIP, &uip) ||
 			    read_word(f, s, sp0, sp + UC_RSP, &usp) ||
-			    read_word(f, s, sp0, sp + UC_RBP, &bp)) {
+			    read_word(f, s, sp0, sp + UC_RBP, &bp) ||
+			    read_word(f, s, sp0, sp + UC_RBX, &bx)) {
 				*outcome = stack_read_outcome(sp0, sp);
 				return n;
 			}
@@ -640,7 +664,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			}
 			ips[n++] = ip = uip;
 			sp = usp;
-			bp_known = exact = true;
+			bp_known = bx_known = exact = true;
 			continue;
 		}
 		/*
@@ -659,9 +683,10 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 			*outcome = UNWIND_ROOT;
 			return n;
 		}
-		if (r->cfa_reg == DW_RBP && !bp_known)
+		if ((r->cfa_reg == DW_RBP && !bp_known) || (r->cfa_reg == DW_RBX && !bx_known))
 			goto fallback;
-		cfa = (r->cfa_reg == DW_RSP ? sp : bp) + (uint64_t)(int64_t)r->cfa_off;
+		cfa = (r->cfa_reg == DW_RSP ? sp : r->cfa_reg == DW_RBP ? bp : bx) +
+		      (uint64_t)(int64_t)r->cfa_off;
 		/*
 		 * A Go frame past the stack copy, on the stack the sample was
 		 * taken on (not one the walk switched to, such as a parked
@@ -688,6 +713,17 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 		} else if (r->bp == BP_UNDEF) {
 			bp_known = false;
 		}
+		/* Go code keeps no register for its caller but RBP: RBX is lost there. */
+		if (r->go || r->bx == BP_UNDEF) {
+			bx_known = false;
+		} else if (r->bx == BP_AT_CFA) {
+			/* Saved in this frame: the caller's, whatever we knew before. */
+			if (read_word(f, s, sp0, cfa + (uint64_t)(int64_t)r->bx_off, &new_bx)) {
+				*outcome = stack_read_outcome(sp0, cfa + (uint64_t)(int64_t)r->bx_off);
+				return n;
+			}
+			bx_known = true;
+		}
 		if (ra == 0) {
 			*outcome = UNWIND_ROOT;
 			return n;
@@ -701,6 +737,7 @@ unsigned fast_unwind(struct fast_unwinder *f, const struct perf_sample *s, uint6
 		ip = ra;
 		sp = cfa;
 		bp = new_bp;
+		bx = new_bx;
 	}
 fallback:
 	f->fallbacks++;

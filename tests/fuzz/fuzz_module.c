@@ -25,7 +25,7 @@ static size_t fuzz_strlen_touch(const char *s)
 static void fuzz_query_module(const struct module *m)
 {
 	static unsigned char buf[65536];
-	uint64_t lo, hi, v, sz, off, bias;
+	uint64_t lo, hi, v, sz, off, bias, flo, fhi;
 	volatile size_t sink = 0;
 
 	sink += fuzz_strlen_touch(module_path(m));
@@ -42,6 +42,9 @@ static void fuzz_query_module(const struct module *m)
 		sink += fuzz_strlen_touch(module_symbolize(m, a + 1, &off));
 		if (module_read(m, a, buf, 64) == 0)
 			sink += buf[63];
+		/* FDE ranges: .eh_frame_hdr's table, else the walked .eh_frame / .debug_frame. */
+		if (module_fde_range(m, a, &flo, &fhi) == 0)
+			sink += (size_t)(fhi - flo);
 	}
 	sink += fuzz_strlen_touch(module_symbolize(m, 0, &off));
 	sink += fuzz_strlen_touch(module_symbolize(m, UINT64_MAX, &off));

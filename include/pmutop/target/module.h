@@ -167,8 +167,11 @@ const char *module_symbol_extent(const struct module *m, uint64_t vaddr, uint64_
  * The function around ELF vaddr vaddr as the unwind tables know it: the
  * range [*start, *end) of the .eh_frame (else .debug_frame) FDE that covers
  * it. For code without a symbol (stripped local functions) this is still
- * one range per function. Returns 0 or -ENOENT. Opens the tables on first
- * use (libdw); not thread-safe across users of one module.
+ * one range per function. Returns 0 or -ENOENT. On the sampling path: a
+ * binary search in .eh_frame_hdr's table and one FDE header read (fde.h);
+ * an object without that table, and .debug_frame, are walked once on first
+ * use into a sorted index (memory ~16 bytes per FDE, freed with the
+ * module's parsed state). Not thread-safe across users of one module.
  */
 int module_fde_range(const struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
@@ -220,6 +223,13 @@ bool module_is_go(const struct module *m);
  */
 struct gopclntab;
 const struct gopclntab *module_gopclntab(const struct module *m, const char **err);
+
+/*
+ * The ELF header's entry point (e_entry, an ELF vaddr): where the kernel
+ * starts an executable or the dynamic loader. 0 when it has none (most
+ * shared libraries), and for NULL.
+ */
+uint64_t module_entry(const struct module *m);
 
 /* ELF vaddr range [lo, hi) of the executable PT_LOAD segments. */
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi);

@@ -15,7 +15,11 @@
 struct maps;
 struct perf_sample;
 
-/* Why a walk ended; counted per sample and reported. */
+/*
+ * Why a walk ended; counted per sample and reported. UNWIND_ROOT only when
+ * the outermost frame is where a thread starts (root.h decides, for every
+ * engine).
+ */
 enum unwind_outcome {
 	UNWIND_ROOT = 0,     /* reached the thread's outermost frame */
 	UNWIND_STACK_CUT,    /* ran past the stack copy and the live read failed */
@@ -23,6 +27,13 @@ enum unwind_outcome {
 	UNWIND_BAD_FRAME,    /* a step produced an impossible frame (loop, garbage) */
 	UNWIND_MAX_DEPTH,    /* --max-depth reached */
 	UNWIND_NO_REGS,      /* sample carried no user registers (kernel thread, ...) */
+	/*
+	 * The walk ended by itself, but its outermost frame is code where no
+	 * thread starts (root.h): a caller was lost on the way (a frame-pointer
+	 * chain through code built without them). Walks that end on a value
+	 * that is not code at all are UNWIND_BAD_FRAME.
+	 */
+	UNWIND_NO_ROOT,
 	UNWIND_NOUTCOMES
 };
 
@@ -59,6 +70,18 @@ void unwinder_forget_module(struct unwinder *u, const struct module *mod);
  */
 unsigned unwinder_unwind(struct unwinder *u, const struct perf_sample *s,
 			 uint64_t *ips, unsigned max, enum unwind_outcome *outcome);
+
+/*
+ * The outcome of the kernel's frame-pointer callchain of s (--unwind=fp):
+ * ips[0..n) as callchain_ips() returned them (kernel part first) with
+ * *outcome UNWIND_ROOT, its claim that the chain ended by itself. Returns
+ * UNWIND_MAX_DEPTH when the kernel stopped at its own depth limit
+ * (kernel.perf_event_max_stack), else what root.h makes of the last frame
+ * (UNWIND_ROOT, UNWIND_NO_ROOT, UNWIND_BAD_FRAME), with the CFI rules u
+ * caches. Walks by unwinder_unwind() are classified the same way inside it.
+ */
+enum unwind_outcome unwinder_callchain_outcome(struct unwinder *u, const struct perf_sample *s,
+					       const uint64_t *ips, unsigned n);
 
 /*
  * Which path unwound the samples: the cached-rule fast path or libunwind
