@@ -3,6 +3,7 @@
  * profile (--dump) or print the table, and a summary on stderr.
  */
 #include "pmutop/frontend/record.h"
+#include "pmutop/frontend/broken_pipe.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -288,6 +289,8 @@ int record_run(const struct pmutop_opts *o)
 	print_exit(o, st.exit_status, stderr);
 	session_free(s);
 	windows_free(w);
+	/* Output lost to a reader that went away: 141 (broken_pipe.h). */
+	rc = broken_pipe_exit_status(rc);
 	/* Transparent like time(1): the command's status unless pmutop failed. */
 	if (!rc && session_command_exit_code(&st) >= 0)
 		rc = session_command_exit_code(&st);

@@ -9,6 +9,7 @@
  * the counters close, so no sample the kernel delivered is lost.
  */
 #include "pmutop/frontend/session.h"
+#include "pmutop/frontend/broken_pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -779,6 +780,8 @@ static pid_t launch(char **cmd, int *go_fd, int *status_fd, char *err, size_t er
 			sigaddset(&stop, SIGTERM);
 			sigaddset(&stop, SIGHUP);
 			sigprocmask(SIG_UNBLOCK, &stop, NULL);
+			/* Nor its ignored SIGPIPE (an ignored signal stays so across exec). */
+			broken_pipe_restore_default();
 		}
 		execvp(cmd[0], cmd);
 		e = errno;
