@@ -226,6 +226,21 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 	return rc;
 }
 
+/*
+ * Whose rights --annotate reads source files with (annotate.h): a command
+ * pmutop launched is the operator's (0: host paths); one target process its
+ * own; several (-p A,B, -a) no one's, since the function's DWARF may be any
+ * of theirs.
+ */
+static int annotate_sources_of(const struct pmutop_opts *o)
+{
+	if (o->cmd)
+		return 0;
+	if (o->system_wide || o->npids > 1 || o->pid <= 0)
+		return -1;
+	return (int)o->pid;
+}
+
 int record_run(const struct pmutop_opts *o)
 {
 	struct session *s;
@@ -276,7 +291,7 @@ int record_run(const struct pmutop_opts *o)
 	}
 	if (o->annotate) {
 		char root[64];
-		struct annotate_opts ao = { .root = root };
+		struct annotate_opts ao = { .root = root, .sources_of = annotate_sources_of(o) };
 
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)st.pid);
 		if (annotate_print_function(session_aggregate(s), o->annotate, &ao, stdout, stderr))
