@@ -307,16 +307,21 @@ char *http_html_escape(const char *s)
 static void log_request(const struct reqlog *rl, unsigned status, size_t bytes)
 {
 	struct timespec ts;
-	char target[sizeof(rl->target) * 2];
+	char target[sizeof(rl->target) * 2], note[sizeof(rl->note) * 2];
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	/* The URL is the client's, decoded: no raw escape sequences on our terminal. */
+	/*
+	 * The URL is the client's, decoded: no raw escape sequences on our
+	 * terminal. Nor in the note: an error quotes the value it refuses
+	 * (`?seconds=%1b%5d0;PWNED%07`: "invalid seconds "ESC]0;PWNED BEL"").
+	 */
 	term_text(rl->target, target, sizeof(target));
+	term_text(rl->note, note, sizeof(note));
 	flockfile(stderr);
 	fprintf(stderr, "pmutop: http: %s \"GET %s\" %u %zu bytes %.2f s%s%s\n", rl->client,
 		target, status, bytes,
 		(double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - rl->start,
-		rl->note[0] ? ": " : "", rl->note);
+		note[0] ? ": " : "", note);
 	funlockfile(stderr);
 }
 

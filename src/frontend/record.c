@@ -17,6 +17,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
 #include "pmutop/profile/proc_table.h"
+#include "pmutop/profile/term_text.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/dump.h"
 #include "pmutop/target/proc.h"
@@ -102,10 +103,15 @@ static void print_summary(const struct session *s, FILE *out)
 		fprintf(out, "pmutop: %s\n", st.perfmap_note);
 	if (st.symbol_note && st.symbol_note[0])
 		fprintf(out, "pmutop: WARNING: %s\n", st.symbol_note);
-	if (st.skipped_files)
+	if (st.skipped_files) {
+		/* The target named the file: escaped, as every name of its (term_text.h). */
+		char first[1024];
+
 		fprintf(out, "pmutop: skipped %u unsafe target file%s for symbols (%s%s)\n",
 			st.skipped_files, st.skipped_files == 1 ? "" : "s",
-			st.skipped_files > 1 ? "first: " : "", st.skipped_first);
+			st.skipped_files > 1 ? "first: " : "",
+			term_text(st.skipped_first, first, sizeof(first)));
+	}
 	{
 		char line[768];
 		if (session_engine_summary(s, line, sizeof(line)))
