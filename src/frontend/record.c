@@ -16,6 +16,7 @@
 
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
+#include "pmutop/profile/atomic_write.h"
 #include "pmutop/profile/proc_table.h"
 #include "pmutop/profile/term_text.h"
 #include "pmutop/frontend/cli.h"
@@ -204,10 +205,17 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 {
 	FILE *out = o->cmd ? stderr : stdout;
 	struct top_table t;
+	char *text = NULL;
+	size_t len = 0;
 	int rc = 0;
 
+	/*
+	 * --table-file: built in memory, then written the way profiles are
+	 * (atomic_write.h: a temp file renamed over it; someone else's symlink
+	 * or FIFO there refused), not opened and truncated in place.
+	 */
 	if (o->table_file) {
-		out = fopen(o->table_file, "we");
+		out = open_memstream(&text, &len);
 		if (!out) {
 			fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
 				strerror(errno));
@@ -224,10 +232,19 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 			o->table_file ? o->table_file : "", strerror(errno));
 		rc = 1;
 	}
-	if (o->table_file && fclose(out) && !rc) {
-		fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
-			strerror(errno));
-		rc = 1;
+	if (o->table_file) {
+		char err[768];
+
+		if (fclose(out) || !text) {
+			fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
+				strerror(errno));
+			rc = 1;
+		} else if (atomic_write_file(o->table_file, text, len, "the table", err,
+					     sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			rc = 1;
+		}
+		free(text);
 	}
 	return rc;
 }
@@ -257,8 +274,10 @@ int record_run(const struct pmutop_opts *o)
 
 	if (o->dump_every)
 		w = windows_new(o, err, sizeof(err));
-	if (o->dump_every ? !w : dump_check(o, err, sizeof(err)) != 0) {
+	if ((o->dump_every ? !w : dump_check(o, err, sizeof(err)) != 0) ||
+	    (o->table_file && atomic_write_check(o->table_file, "the table", err, sizeof(err)))) {
 		fprintf(stderr, "pmutop: %s\n", err);
+		windows_free(w);
 		return 2;
 	}
 	if (o->dump && !o->cmd)
