@@ -189,16 +189,23 @@ static uintptr_t sigbus_page_size;
  * Any other SIGBUS, or a failed mmap, gets the previous disposition back
  * and faults again into it.
  */
-static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+bool module_sigbus_recover(const siginfo_t *si)
 {
-	(void)sig, (void)uctx;
-	if (si->si_code == BUS_ADRERR && si->si_addr) {
+	if (sigbus_page_size && si && si->si_code == BUS_ADRERR && si->si_addr) {
 		void *page = (void *)((uintptr_t)si->si_addr & ~(sigbus_page_size - 1));
 
 		if (mmap(page, sigbus_page_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == page)
-			return;
+			return true;
 	}
+	return false;
+}
+
+static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig, (void)uctx;
+	if (module_sigbus_recover(si))
+		return;
 	sigaction(SIGBUS, &sigbus_old, NULL);
 }
 
