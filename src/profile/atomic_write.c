@@ -11,8 +11,8 @@
  *                  link (refused if it is someone else's in a directory
  *                  someone else can write: /tmp, another user's home)
  *   a device/FIFO  opened and written in place (no temp file, no rename);
- *                  refused unless ours or root's; a FIFO is opened without
- *                  blocking and written with a bound (see write_in_place)
+ *                  a FIFO or socket refused unless ours or root's; a FIFO
+ *                  is opened without blocking and written with a bound
  *   a directory    an error
  *   anything else  temp file next to it (name shortened to fit NAME_MAX),
  *                  fsync, rename; the old file's permission bits (never
@@ -280,12 +280,16 @@ static int resolve(const char *path, const char *what, struct dest *d, char *err
 			return -EISDIR;
 		}
 		d->in_place = !S_ISREG(st.st_mode);
-		/* Someone else's FIFO or socket takes (or holds up) what we write. */
-		if (d->in_place && st.st_uid != geteuid() && st.st_uid != 0) {
+		/*
+		 * Someone else's FIFO or socket takes (or holds up) what we write.
+		 * (A device node only a privileged process can make: a user's own
+		 * terminal, /dev/pts/N, stays writable.)
+		 */
+		if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && st.st_uid != geteuid() &&
+		    st.st_uid != 0) {
 			snprintf(err, errlen, "cannot write %s to '%s': refusing to write into a %s "
 				 "owned by uid %u", what, atomic_write_label(path, l1, sizeof(l1)),
-				 S_ISFIFO(st.st_mode) ? "FIFO" : S_ISSOCK(st.st_mode) ? "socket"
-							    : "device", (unsigned)st.st_uid);
+				 S_ISFIFO(st.st_mode) ? "FIFO" : "socket", (unsigned)st.st_uid);
 			free(d->path);
 			d->path = NULL;
 			return -EPERM;
