@@ -8,6 +8,8 @@
  * run with a summary and a profile instead of killing pmutop - and one
  * that comes while the profile is written waits until it is. Modes with
  * nothing to stop (printing a saved profile, listing events) unblock them.
+ * SIGPIPE is ignored: a reader of stdout or stderr that goes away costs
+ * pmutop's messages, never the profile (broken_pipe.h; exit status 141).
  */
 #include <errno.h>
 #include <malloc.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "pmutop/frontend/broken_pipe.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/sample/events.h"
 #include "pmutop/frontend/http_server.h"
@@ -52,10 +55,11 @@ int main(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
+	broken_pipe_ignore();
 
 	rc = cli_parse(argc, argv, &opts, stdout, err, sizeof(err));
 	if (rc > 0)
-		return 0;
+		return broken_pipe_exit_status(0);
 	if (rc < 0) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
@@ -76,10 +80,10 @@ int main(int argc, char **argv)
 	if (opts.list_events) {
 		unblock_stop_signals(&old);
 		events_list(stdout, opts.kernel);
-		return 0;
+		return broken_pipe_exit_status(0);
 	}
 	if (opts.stacks)
-		return stacks_run(&opts);
+		return broken_pipe_exit_status(stacks_run(&opts));
 	if (opts.http)
 		return http_serve(&opts);
 	/* The live view needs a terminal for keys (stdin) and the screen (stdout). */
@@ -99,13 +103,14 @@ int main(int argc, char **argv)
 							 : "instead");
 			if (mode != MODE_TOP)
 				unblock_stop_signals(&old);
-			return mode == MODE_TOP ? record_run(&opts) : load_run(&opts);
+			return mode == MODE_TOP ? record_run(&opts)
+						 : broken_pipe_exit_status(load_run(&opts));
 		}
 		opts.live_view = true; /* the terminal stays pmutop's (session.c) */
 		return tui_run(&opts);
 	case MODE_LOAD_TABLE:
 		unblock_stop_signals(&old);
-		return load_run(&opts);
+		return broken_pipe_exit_status(load_run(&opts));
 	case MODE_RECORD:
 	default:
 		return record_run(&opts);

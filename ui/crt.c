@@ -2,6 +2,7 @@
  * crt.c - the terminal (see crt.h): the only file that changes its modes.
  */
 #include "crt.h"
+#include "pmutop/target/module.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -28,6 +29,9 @@ static bool mask_saved;
 static int role_attr[CRT_NROLES];
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+#define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+/* What each had before ours: given back by remove_fatal_handlers(). */
+static struct sigaction fatal_old[NFATAL];
 
 /* Put fd 2 back; returns the capture fd (still open) or -1. */
 static int stderr_restore(void)
@@ -49,11 +53,19 @@ static int stderr_restore(void)
  * is not async-signal-safe, but the alternative is a dead terminal - htop
  * makes the same trade.
  */
-static void on_fatal(int sig)
+static void on_fatal(int sig, siginfo_t *si, void *uctx)
 {
 	static const char msg[] = "pmutop: fatal signal; terminal restored\n";
 	ssize_t r;
 
+	(void)uctx;
+	/*
+	 * A mapped target file truncated under us is not a crash: module.c
+	 * covers the page and the read is retried (issue 32: the live view
+	 * used to replace that protection and die, the --dump after it lost).
+	 */
+	if (sig == SIGBUS && module_sigbus_recover(si))
+		return;
 	if (active) {
 		active = false;
 		endwin();
@@ -71,19 +83,31 @@ static void install_fatal_handlers(void)
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fatal;
+	sa.sa_sigaction = on_fatal;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND;
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaction(fatal_signals[i], &sa, NULL);
+	/* Not SA_RESETHAND: a recovered SIGBUS keeps the handler (on_fatal resets). */
+	sa.sa_flags = SA_SIGINFO;
+	for (i = 0; i < NFATAL; i++)
+		sigaction(fatal_signals[i], &sa, &fatal_old[i]);
 }
 
+/*
+ * The handlers there were before (module.c's SIGBUS protection among
+ * them), unless someone installed another over ours meanwhile - module.c
+ * does on its first mapped file, keeping ours as its fallback: its own then
+ * stays, with SIG_DFL as the fallback once the terminal is given back.
+ */
 static void remove_fatal_handlers(void)
 {
+	struct sigaction cur;
 	size_t i;
 
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		signal(fatal_signals[i], SIG_DFL);
+	for (i = 0; i < NFATAL; i++) {
+		if (sigaction(fatal_signals[i], NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+		    cur.sa_sigaction != on_fatal)
+			continue;
+		sigaction(fatal_signals[i], &fatal_old[i], NULL);
+	}
 }
 
 static void stderr_capture(void)

@@ -436,6 +436,20 @@ static unsigned on_annotate(struct tui *t, int key)
 			 model_process(t->m) ? (int)model_process(t->m) : (int)t->st.pid);
 		ao.root = root;
 	}
+	/*
+	 * Source files as the process they belong to could read them (issue
+	 * 32): the one chosen in the view, else the only target; a command
+	 * pmutop launched reads as the operator; several targets and none
+	 * chosen: no source.
+	 */
+	if (!t->s || (t->o->cmd && !model_process(t->m)))
+		ao.sources_of = 0;
+	else if (model_process(t->m))
+		ao.sources_of = (int)model_process(t->m);
+	else if (!t->o->system_wide && t->o->npids <= 1 && t->st.pid > 0)
+		ao.sources_of = (int)t->st.pid;
+	else
+		ao.sources_of = -1;
 	rc = annotate_build(a, name, &ao, &an, err, sizeof(err));
 	if (rc) {
 		state_message(t, true, "annotate %s: %s", name, err);

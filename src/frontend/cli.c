@@ -700,8 +700,10 @@ static const struct cli_option opts_table[] = {
 		  "(default 300; ?seconds= itself is a plain number, as Go's)" },
 	{ .name = "http-token", .arg = "TOKEN", .handle = h_word, .off = F(http_token),
 	  .group = CLI_GROUP_HTTP, .verbs = PLAIN,
-	  .help = "require ?token=TOKEN (or Authorization: Bearer TOKEN) of every request; a "
-		  "random one is made when ADDR is not loopback; 'none' turns it off" },
+	  .help = "the token requests need (?token=TOKEN or Authorization: Bearer TOKEN): of "
+		  "every request off loopback, on loopback of users other than root and "
+		  "pmutop's own; a random one is made and printed otherwise; 'none' turns it "
+		  "off" },
 	{ .name = "http-allow-host", .arg = "NAME", .handle = h_word, .off = F(http_allow_host),
 	  .group = CLI_GROUP_HTTP, .verbs = PLAIN,
 	  .help = "also accept requests whose Host header is NAME (default: IP addresses, "

@@ -197,7 +197,8 @@ void cli_print_help(FILE *out, enum cli_verb verb)
 	}
 	fprintf(out, "\nExit status: 0 done; 1 profiling failed (no such process, no permission, the\n"
 		"kernel refused a counter, a file could not be written); 2 bad command line\n"
-		"(including a kernel thread, or -t threads of different processes).\n");
+		"(including a kernel thread, or -t threads of different processes); 141 done,\n"
+		"but stdout's or stderr's reader went away (output lost, the profile written).\n");
 }
 
 /* ---- the man page ---- */
@@ -316,7 +317,9 @@ void cli_print_man(FILE *out)
 	fputs(".SH EXIT STATUS\n0 on success (the profile was written or printed); 1 when "
 	      "profiling failed (no such process, no permission, the kernel refused a counter, a "
 	      "file could not be written); 2 for a bad command line (including a kernel thread, "
-	      "or \\-t threads of different processes).\n"
+	      "or \\-t threads of different processes); 141 when all was done but the reader of "
+	      "stdout or stderr went away, so some of pmutop's output was lost (the profile is "
+	      "written, a launched command ended as usual).\n"
 	      ".SH SEE ALSO\n.BR perf\\-record (1),\n.BR perf\\-top (1),\n"
 	      ".BR py\\-spy (1),\n.B go tool pprof\n", out);
 }

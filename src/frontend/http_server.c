@@ -18,7 +18,20 @@
  *   - a client that goes away mid-profile is noticed within POLL_MS (its
  *     socket reports hang-up): the session stops, nothing is sent, the
  *     event is free again;
- *   - every request is logged on stderr: client, request, status, size.
+ *   - every request is logged on stderr: client, request, status, size
+ *     (a token's value never: "token=..." is logged without it);
+ *   - who may ask (issue 32): a token is made at start and printed once. On
+ *     loopback a client whose socket belongs to root or to pmutop's own
+ *     user (read from /proc/net/tcp{,6}: the owner of the connection's
+ *     other end, like SO_PEERCRED for a unix socket) needs none, so
+ *     `go tool pprof http://127.0.0.1:PORT/...` works as before for the
+ *     operator; any other local user - or a container sharing the network
+ *     namespace with its own user ids - needs `?token=` or an
+ *     `Authorization: Bearer` header. Off loopback every request needs it.
+ *     A browser's cross-site request (Sec-Fetch-Site: cross-site or
+ *     same-site, or an Origin that is not this server) gets 403;
+ *   - work a request can make large comes after the slot check (`?pid=`
+ *     walks /proc for the target's descendants).
  *
  * Signals: session_start() blocks SIGINT/SIGTERM/SIGHUP in its thread and
  * reads them from a signalfd. Here the main thread blocks them before any
@@ -92,7 +105,8 @@ struct server {
 	atomic_bool stopping;
 	int wake[2];              /* worker → main: a session read a signal */
 	char events_list[2048];   /* events that open here, for the index page */
-	char token[80];           /* required of every request when non-empty */
+	char token[80];           /* the credential ("": none asked, --http-token none) */
+	bool token_always;        /* off loopback: even root's and our user's requests */
 	char hostname[256];       /* this machine's name: an allowed Host */
 	struct pmutop_opts so;    /* *o with the shared kernel symbols */
 	struct kallsyms *ks;      /* read once, only read by every request's session */
@@ -307,16 +321,21 @@ char *http_html_escape(const char *s)
 static void log_request(const struct reqlog *rl, unsigned status, size_t bytes)
 {
 	struct timespec ts;
-	char target[sizeof(rl->target) * 2];
+	char target[sizeof(rl->target) * 2], note[sizeof(rl->note) * 2];
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	/* The URL is the client's, decoded: no raw escape sequences on our terminal. */
+	/*
+	 * The URL is the client's, decoded: no raw escape sequences on our
+	 * terminal. Nor in the note: an error quotes the value it refuses
+	 * (`?seconds=%1b%5d0;PWNED%07`: "invalid seconds "ESC]0;PWNED BEL"").
+	 */
 	term_text(rl->target, target, sizeof(target));
+	term_text(rl->note, note, sizeof(note));
 	flockfile(stderr);
 	fprintf(stderr, "pmutop: http: %s \"GET %s\" %u %zu bytes %.2f s%s%s\n", rl->client,
 		target, status, bytes,
 		(double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - rl->start,
-		rl->note[0] ? ": " : "", rl->note);
+		note[0] ? ": " : "", note);
 	funlockfile(stderr);
 }
 
@@ -379,6 +398,9 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 	size_t l = strlen(rl->target);
 
 	(void)kind;
+	/* A credential is never logged (the log may be kept, or seen by others). */
+	if (!strcmp(key, "token") && value)
+		value = "...";
 	snprintf(rl->target + l, sizeof(rl->target) - l, "%s%s%s%s",
 		 strchr(rl->target, '?') ? "&" : "?", key, value ? "=" : "", value ? value : "");
 	return MHD_YES;
@@ -655,11 +677,9 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"),
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "event"),
 		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "period"),
-		    sv->o->http_max_seconds, &rq, err, sizeof(err)) ||
-	    parse_pid(sv, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid"), &only,
-		      err, sizeof(err)))
+		    sv->o->http_max_seconds, &rq, err, sizeof(err)))
 		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST, err, 0);
-	if (only && out != OUT_PPROF)
+	if (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid") && out != OUT_PPROF)
 		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST,
 				    "pid= applies to /debug/pprof/profile (pprof's -tagfocus=pid=N "
 				    "selects a process in a flame graph's profile)", 0);
@@ -703,6 +723,12 @@ static enum MHD_Result profile(struct server *sv, struct MHD_Connection *c, stru
 	slot = slot_take(sv, rq.event.name, rq.seconds, &retry, &why);
 	if (slot < 0)
 		return respond_text(c, rl, MHD_HTTP_TOO_MANY_REQUESTS, why, retry);
+	/* Only now: it walks /proc (every process's stat) for the target's tree. */
+	if (parse_pid(sv, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid"), &only,
+		      err, sizeof(err))) {
+		slot_release(sv, slot);
+		return respond_text(c, rl, MHD_HTTP_BAD_REQUEST, err, 0);
+	}
 
 	o = *sv->o;
 	o.event = rq.event;
@@ -822,6 +848,110 @@ static bool token_ok(const struct server *sv, struct MHD_Connection *c)
 	return diff == 0;
 }
 
+/*
+ * The uid owning the socket at the other end of a loopback connection: the
+ * /proc/net/tcp{,6} entry whose local address is the client's and whose
+ * remote port is ours (port). -1 when not found (gone, unreadable).
+ */
+static long peer_uid(unsigned port, const struct sockaddr *sa)
+{
+	char want[64], line[512];
+	const char *table;
+	long uid = -1;
+	FILE *f;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		/* The kernel prints the address as the u32 it holds, in host order. */
+		snprintf(want, sizeof(want), "%08X:%04X", (unsigned)in->sin_addr.s_addr,
+			 (unsigned)ntohs(in->sin_port));
+		table = "/proc/net/tcp";
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+		uint32_t w[4];
+		size_t l = 0;
+
+		memcpy(w, &in6->sin6_addr, sizeof(w));
+		for (int i = 0; i < 4; i++)
+			l += (size_t)snprintf(want + l, sizeof(want) - l, "%08X", (unsigned)w[i]);
+		snprintf(want + l, sizeof(want) - l, ":%04X", (unsigned)ntohs(in6->sin6_port));
+		table = "/proc/net/tcp6";
+	} else {
+		return -1;
+	}
+	f = fopen(table, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char local[64], remote[64];
+		unsigned long u;
+		const char *rport;
+
+		if (sscanf(line, " %*d: %63s %63s %*x %*x:%*x %*x:%*x %*x %lu", local, remote, &u) != 3)
+			continue;
+		rport = strrchr(remote, ':');
+		if (!strcmp(local, want) && rport && strtoul(rport + 1, NULL, 16) == port) {
+			uid = (long)u;
+			break;
+		}
+	}
+	fclose(f);
+	return uid;
+}
+
+/*
+ * May this request have what it asks? A good token, or (on loopback) a
+ * client socket owned by root or by pmutop's own user.
+ */
+static bool authorized(const struct server *sv, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci, *fdi;
+	struct sockaddr_storage me;
+	socklen_t melen = sizeof(me);
+	unsigned port;
+	long uid;
+
+	if (!sv->token[0] || token_ok(sv, c))
+		return true;
+	if (sv->token_always)
+		return false;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	fdi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (!ci || !ci->client_addr || !fdi ||
+	    getsockname(fdi->connect_fd, (struct sockaddr *)&me, &melen))
+		return false;
+	port = me.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&me)->sin_port)
+	       : me.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&me)->sin6_port) : 0;
+	uid = peer_uid(port, ci->client_addr);
+	return uid == 0 || (uid >= 0 && (uid_t)uid == geteuid());
+}
+
+/*
+ * A browser's request made by another site's page: refused whatever the
+ * token (a page must not make the operator's browser fetch profiles).
+ * Sec-Fetch-Site is set by browsers and cannot be set by a page; an Origin
+ * must name this server (Host), as a same-origin fetch does.
+ */
+static const char *cross_site(struct MHD_Connection *c)
+{
+	const char *sfs = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+
+	if (sfs && (!strcasecmp(sfs, "cross-site") || !strcasecmp(sfs, "same-site")))
+		return "a request from another site's page (Sec-Fetch-Site) is refused";
+	if (origin && strcmp(origin, "null")) {
+		const char *o = !strncasecmp(origin, "http://", 7) ? origin + 7 : NULL;
+
+		if (!o || !host || strcasecmp(o, host))
+			return "a request whose Origin is not this server is refused";
+	} else if (origin) {
+		return "a request with Origin: null (a sandboxed or file page) is refused";
+	}
+	return NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
@@ -848,7 +978,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		if (http_check_host(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
 				    sv->hostname, sv->o->http_allow_host, why, sizeof(why)))
 			return respond_text(c, &rl, MHD_HTTP_FORBIDDEN, why, 0);
-		if (sv->token[0] && !token_ok(sv, c))
+		const char *xs = cross_site(c);
+
+		if (xs)
+			return respond_text(c, &rl, MHD_HTTP_FORBIDDEN, xs, 0);
+		if (!authorized(sv, c))
 			return respond_text(c, &rl, MHD_HTTP_UNAUTHORIZED,
 					    "missing or wrong token: add ?token=TOKEN (printed when "
 					    "pmutop started) or Authorization: Bearer TOKEN", 0);
@@ -918,10 +1052,11 @@ static bool is_loopback(const struct sockaddr_storage *ss)
 }
 
 /*
- * The token every request must carry: --http-token's, else (not loopback:
- * anyone on the network could read the target's code addresses, names and
- * command line, and stop it under --unwind=ptrace) a random one, like
- * Jupyter's. "none" turns it off, with a warning.
+ * The token: --http-token's, else a random one, like Jupyter's. Off
+ * loopback every request needs it (anyone on the network could read the
+ * target's code addresses, names and command line, and stop it under
+ * --unwind=ptrace); on loopback every local user other than root and ours
+ * (see authorized()). "none" turns it off, with a warning off loopback.
  */
 static int setup_token(struct server *sv, const struct sockaddr_storage *ss)
 {
@@ -941,18 +1076,22 @@ static int setup_token(struct server *sv, const struct sockaddr_storage *ss)
 			return -EINVAL;
 		}
 		snprintf(sv->token, sizeof(sv->token), "%s", t);
+		sv->token_always = !is_loopback(ss);
 		return 0;
 	}
-	if (is_loopback(ss))
-		return 0;
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
 		fprintf(stderr, "pmutop: cannot make an HTTP token: %s\n", strerror(errno));
 		return -EIO;
 	}
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(sv->token + 2 * i, 3, "%02x", rnd[i]);
-	fprintf(stderr, "pmutop: WARNING: --http listens beyond loopback: every request needs "
-		"?token=%s (or --http-token)\n", sv->token);
+	sv->token_always = !is_loopback(ss);
+	if (sv->token_always)
+		fprintf(stderr, "pmutop: WARNING: --http listens beyond loopback: every request needs "
+			"?token=%s (or --http-token)\n", sv->token);
+	else
+		fprintf(stderr, "pmutop: http: local users other than root and uid %u need "
+			"?token=%s (or Authorization: Bearer)\n", (unsigned)geteuid(), sv->token);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * profile (--dump) or print the table, and a summary on stderr.
  */
 #include "pmutop/frontend/record.h"
+#include "pmutop/frontend/broken_pipe.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -15,7 +16,9 @@
 
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
+#include "pmutop/profile/atomic_write.h"
 #include "pmutop/profile/proc_table.h"
+#include "pmutop/profile/term_text.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/dump.h"
 #include "pmutop/target/proc.h"
@@ -106,10 +109,15 @@ static void print_summary(const struct session *s, FILE *out)
 		fprintf(out, "pmutop: %s\n", st.python_note);
 	if (st.symbol_note && st.symbol_note[0])
 		fprintf(out, "pmutop: WARNING: %s\n", st.symbol_note);
-	if (st.skipped_files)
+	if (st.skipped_files) {
+		/* The target named the file: escaped, as every name of its (term_text.h). */
+		char first[1024];
+
 		fprintf(out, "pmutop: skipped %u unsafe target file%s for symbols (%s%s)\n",
 			st.skipped_files, st.skipped_files == 1 ? "" : "s",
-			st.skipped_files > 1 ? "first: " : "", st.skipped_first);
+			st.skipped_files > 1 ? "first: " : "",
+			term_text(st.skipped_first, first, sizeof(first)));
+	}
 	{
 		char line[768];
 		if (session_engine_summary(s, line, sizeof(line)))
@@ -202,10 +210,17 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 {
 	FILE *out = o->cmd ? stderr : stdout;
 	struct top_table t;
+	char *text = NULL;
+	size_t len = 0;
 	int rc = 0;
 
+	/*
+	 * --table-file: built in memory, then written the way profiles are
+	 * (atomic_write.h: a temp file renamed over it; someone else's symlink
+	 * or FIFO there refused), not opened and truncated in place.
+	 */
 	if (o->table_file) {
-		out = fopen(o->table_file, "we");
+		out = open_memstream(&text, &len);
 		if (!out) {
 			fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
 				strerror(errno));
@@ -222,12 +237,36 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 			o->table_file ? o->table_file : "", strerror(errno));
 		rc = 1;
 	}
-	if (o->table_file && fclose(out) && !rc) {
-		fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
-			strerror(errno));
-		rc = 1;
+	if (o->table_file) {
+		char err[768];
+
+		if (fclose(out) || !text) {
+			fprintf(stderr, "pmutop: cannot write the table to %s: %s\n", o->table_file,
+				strerror(errno));
+			rc = 1;
+		} else if (atomic_write_file(o->table_file, text, len, "the table", err,
+					     sizeof(err))) {
+			fprintf(stderr, "pmutop: %s\n", err);
+			rc = 1;
+		}
+		free(text);
 	}
 	return rc;
+}
+
+/*
+ * Whose rights --annotate reads source files with (annotate.h): a command
+ * pmutop launched is the operator's (0: host paths); one target process its
+ * own; several (-p A,B, -a) no one's, since the function's DWARF may be any
+ * of theirs.
+ */
+static int annotate_sources_of(const struct pmutop_opts *o)
+{
+	if (o->cmd)
+		return 0;
+	if (o->system_wide || o->npids > 1 || o->pid <= 0)
+		return -1;
+	return (int)o->pid;
 }
 
 int record_run(const struct pmutop_opts *o)
@@ -240,8 +279,10 @@ int record_run(const struct pmutop_opts *o)
 
 	if (o->dump_every)
 		w = windows_new(o, err, sizeof(err));
-	if (o->dump_every ? !w : dump_check(o, err, sizeof(err)) != 0) {
+	if ((o->dump_every ? !w : dump_check(o, err, sizeof(err)) != 0) ||
+	    (o->table_file && atomic_write_check(o->table_file, "the table", err, sizeof(err)))) {
 		fprintf(stderr, "pmutop: %s\n", err);
+		windows_free(w);
 		return 2;
 	}
 	if (o->dump && !o->cmd)
@@ -280,7 +321,7 @@ int record_run(const struct pmutop_opts *o)
 	}
 	if (o->annotate) {
 		char root[64];
-		struct annotate_opts ao = { .root = root };
+		struct annotate_opts ao = { .root = root, .sources_of = annotate_sources_of(o) };
 
 		snprintf(root, sizeof(root), "/proc/%d/root", (int)st.pid);
 		if (annotate_print_function(session_aggregate(s), o->annotate, &ao, stdout, stderr))
@@ -293,6 +334,8 @@ int record_run(const struct pmutop_opts *o)
 	print_exit(o, st.exit_status, stderr);
 	session_free(s);
 	windows_free(w);
+	/* Output lost to a reader that went away: 141 (broken_pipe.h). */
+	rc = broken_pipe_exit_status(rc);
 	/* Transparent like time(1): the command's status unless pmutop failed. */
 	if (!rc && session_command_exit_code(&st) >= 0)
 		rc = session_command_exit_code(&st);

@@ -9,6 +9,7 @@
  * the counters close, so no sample the kernel delivered is lost.
  */
 #include "pmutop/frontend/session.h"
+#include "pmutop/frontend/broken_pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -392,12 +393,21 @@ static void oc_hold(struct session *s, const struct perf_sample *smp, unsigned n
  * ptrace, as --stacks does (frame-pointer code needs BP); where ptrace is
  * refused, SP and IP from /proc/TID/syscall. 0 or -errno.
  */
-static int oc_look(struct session *s, struct process *p, pid_t pid, pid_t tid, uint8_t *stack,
-		   struct perf_sample *smp, unsigned *depth, enum unwind_outcome *outcome)
+static int oc_look(struct session *s, struct process *p, pid_t pid, pid_t tid, char state,
+		   uint8_t *stack, struct perf_sample *smp, unsigned *depth,
+		   enum unwind_outcome *outcome)
 {
 	long nr;
 
-	if (pt_snapshot(pid, tid, stack, s->stack_size, smp, 200) &&
+	/*
+	 * A thread in uninterruptible sleep ('D') does not stop for ptrace
+	 * until it leaves the kernel: the look waited 400 ms for each (4,096
+	 * such threads: 27 minutes) and could leave it seized, to stop later
+	 * in tracing stop. Its registers come from /proc instead; a sleeping
+	 * one is stopped from a thread of its own (pt_snapshot_once), so that
+	 * one caught entering such a sleep is never left behind (issue 32).
+	 */
+	if ((state == 'D' || pt_snapshot_once(pid, tid, stack, s->stack_size, smp, 200)) &&
 	    pt_blocked_sample(pid, tid, stack, s->stack_size, smp, &nr))
 		return -ESRCH;
 	*depth = unwinder_unwind(process_unwinder(p), smp, s->ips, s->o->max_depth, outcome);
@@ -425,7 +435,8 @@ static void oc_late_looks(struct session *s, uint64_t now)
 		unsigned depth;
 
 		if (p && (state == 'S' || state == 'D') &&
-		    !oc_look(s, p, (pid_t)pids[i], (pid_t)tids[i], stack, &smp, &depth, &outcome))
+		    !oc_look(s, p, (pid_t)pids[i], (pid_t)tids[i], state, stack, &smp, &depth,
+			     &outcome))
 			offcpu_set_stack(s->oc, tids[i], oc_copy(s, depth, outcome));
 	}
 	free(stack);
@@ -463,7 +474,7 @@ static void oc_look_at_blocked(struct session *s)
 			for (size_t t = 0; t < s->o->ntids && !named; t++)
 				named = s->o->tids[t] == tids[j];
 			if (!named || (state != 'S' && state != 'D') ||
-			    oc_look(s, p, s->pids[i], tids[j], stack, &smp, &depth, &outcome))
+			    oc_look(s, p, s->pids[i], tids[j], state, stack, &smp, &depth, &outcome))
 				continue;
 			oc_hold(s, &smp, depth, outcome, true);
 			s->offcpu_initial++;
@@ -797,6 +808,8 @@ static pid_t launch(char **cmd, int *go_fd, int *status_fd, char *err, size_t er
 			sigaddset(&stop, SIGTERM);
 			sigaddset(&stop, SIGHUP);
 			sigprocmask(SIG_UNBLOCK, &stop, NULL);
+			/* Nor its ignored SIGPIPE (an ignored signal stays so across exec). */
+			broken_pipe_restore_default();
 		}
 		execvp(cmd[0], cmd);
 		e = errno;

@@ -19,7 +19,11 @@
  * Every file opened here is named by a profile, which may come from
  * anywhere: only regular files are opened (no FIFO can block us, no device
  * is read), debug files without following symlinks, and a binary whose
- * build-id differs from the profile's is refused.
+ * build-id differs from the profile's is refused. Source files are named
+ * by the code's DWARF, which a hostile target writes as it likes (`#line 1
+ * "/root/secret"`): a live target's are opened only inside its root and
+ * with its own rights (safe_open_as), so root never reads a file for it
+ * that it could not read itself (issue 32).
  */
 #include "pmutop/profile/annotate.h"
 
@@ -38,6 +42,7 @@
 #include "pmutop/profile/ratios.h"
 #include "pmutop/symbols/debuginfod.h"
 #include "pmutop/target/module.h"
+#include "pmutop/target/safe_open.h"
 
 /* Source files larger than this are not shown inline. */
 #define SRC_MAX_BYTES (8u << 20)
@@ -772,6 +777,38 @@ static void skid_note(struct annotation *an)
 		     "read loads and branches together with what follows them");
 }
 
+/*
+ * How source files will be read (annotate_opts.sources_of): a live
+ * target's root and rights are taken now, while it lives. When they cannot
+ * be, no source is read and a note says why.
+ */
+static void sources_of(struct annotation *an, int pid)
+{
+	char path[64], why[160];
+	int rc;
+
+	an->src_policy = pid > 0 ? 1 : pid == 0 ? 0 : -1;
+	if (pid <= 0)
+		return;
+	an->src_policy = -1;
+	an->src_cred = malloc(sizeof(*an->src_cred));
+	if (!an->src_cred)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	an->src_root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rc = an->src_root < 0 ? (errno == ENOENT ? -ESRCH : -errno)
+			      : safe_open_cred_of(pid, an->src_cred);
+	if (rc) {
+		snprintf(why, sizeof(why), "no source lines: the files of process %d cannot be read "
+			 "with its rights (%s)", pid, rc == -ESRCH ? "it has exited"
+			 : rc == -EPERM ? "its user and group ids differ: a set-user-ID program"
+			 : strerror(-rc));
+		note(an, "%s", why);
+		return;
+	}
+	an->src_policy = 1;
+}
+
 int annotate_build(const struct aggregate *a, const char *func, const struct annotate_opts *o,
 		   struct annotation **out, char *err, size_t errlen)
 {
@@ -794,6 +831,8 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 	if (rc)
 		return rc;
 	an = calloc(1, sizeof(*an));
+	if (an)
+		an->src_root = -1;
 	b.mc = module_cache_new();
 	b.mods = calloc(b.nmaps + 1, sizeof(*b.mods));
 	b.bias = calloc(b.nmaps + 1, sizeof(*b.bias));
@@ -806,6 +845,7 @@ int annotate_build(const struct aggregate *a, const char *func, const struct ann
 	an->func = strdup(name);
 	if (!an->func)
 		goto fail;
+	sources_of(an, b.o->sources_of);
 	describe_events(an, a);
 	rc = collect_leaves(&b);
 	if (rc)
@@ -909,6 +949,9 @@ void annotation_free(struct annotation *an)
 		free(an->src[i].lines);
 	}
 	free(an->src);
+	if (an->src_root >= 0)
+		close(an->src_root);
+	free(an->src_cred);
 	free(an->func);
 	free(an->symbol);
 	free(an->path);
@@ -931,9 +974,14 @@ long annotation_hottest(const struct annotation *an, size_t ev)
 	return best;
 }
 
-/* Read a source file once (regular files only, bounded). */
-static void load_source(struct ann_src *s)
+/*
+ * Read a source file once (regular files only, bounded), the way
+ * an->src_policy says: inside the target's root with its rights, or on the
+ * host with pmutop's, or not at all.
+ */
+static void load_source(const struct annotation *an, struct ann_src *s)
 {
+	struct safe_open_want want = { .max_size = SRC_MAX_BYTES };
 	struct stat st;
 	size_t n = 0, cap = 0;
 	ssize_t got;
@@ -941,13 +989,14 @@ static void load_source(struct ann_src *s)
 	int fd;
 
 	s->nlines = 0;
-	fd = open(s->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (an->src_policy > 0)
+		fd = safe_open_as(an->src_root, s->file, an->src_cred, &want, &st);
+	else if (an->src_policy == 0)
+		fd = safe_open(s->file, &want, &st);
+	else
+		fd = -EPERM;
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > SRC_MAX_BYTES) {
-		close(fd);
-		return;
-	}
 	cap = (size_t)st.st_size;
 	s->text = malloc(cap + 1);
 	while (s->text && n < cap && (got = read(fd, s->text + n, cap - n)) > 0)
@@ -981,7 +1030,7 @@ const char *annotation_source_line(struct annotation *an, const char *file, uint
 		if (strcmp(s->file, file))
 			continue;
 		if (!s->text && !s->lines && s->nlines != SIZE_MAX) {
-			load_source(s);
+			load_source(an, s);
 			if (!s->lines)
 				s->nlines = SIZE_MAX; /* tried: not readable */
 		}

@@ -7,9 +7,11 @@
  * column per recorded event gives the share of this function's samples of
  * that event at the line. Source file:line is interleaved wherever it
  * changes, with the source text when the file is readable here, the way
- * perf annotate and objdump -S do.
+ * perf annotate and objdump -S do. Names, paths and notes come from the
+ * profile (a target's symbols and DWARF) and are escaped (term_text.h).
  */
 #include "pmutop/profile/annotate.h"
+#include "pmutop/profile/term_text.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -43,13 +45,20 @@ static void put_clean(FILE *f, const char *s, size_t max)
 
 static void header(struct annotation *an, FILE *f)
 {
-	fprintf(f, "%s", an->func);
-	if (strcmp(an->func, an->symbol))
-		fprintf(f, "  (inlined into %s)", an->symbol);
-	if (*an->path)
-		fprintf(f, "  in %s", an->path);
-	if (*an->build_id)
-		fprintf(f, "  build-id %s", an->build_id);
+	term_fputs(an->func, f);
+	if (strcmp(an->func, an->symbol)) {
+		fputs("  (inlined into ", f);
+		term_fputs(an->symbol, f);
+		fputc(')', f);
+	}
+	if (*an->path) {
+		fputs("  in ", f);
+		term_fputs(an->path, f);
+	}
+	if (*an->build_id) {
+		fputs("  build-id ", f);
+		term_fputs(an->build_id, f);
+	}
 	fputc('\n', f);
 	for (size_t e = 0; e < an->nev; e++) {
 		fprintf(f, "  %s: %" PRIu64 " %s here", an->ev_name[e], an->total[e], an->ev_unit[e]);
@@ -71,8 +80,11 @@ static void header(struct annotation *an, FILE *f)
 				100.0 * (double)an->insns[h].w[0] / (double)an->total[0],
 				an->ev_name[0]);
 	}
-	for (size_t i = 0; i < an->nnotes; i++)
-		fprintf(f, "  note: %s\n", an->notes[i]);
+	for (size_t i = 0; i < an->nnotes; i++) {
+		fputs("  note: ", f);
+		term_fputs(an->notes[i], f);
+		fputc('\n', f);
+	}
 	fputc('\n', f);
 	for (size_t e = 0; e < an->nev; e++)
 		fprintf(f, " %*s", colw(an, e), an->ev_name[e]);
@@ -90,7 +102,9 @@ static void source_line(struct annotation *an, FILE *f, const char *file, uint32
 	for (size_t e = 0; e < an->nev; e++)
 		pad += (size_t)colw(an, e) + 1;
 
-	fprintf(f, "%*s%s:%u", (int)pad, "", base ? base + 1 : file, line);
+	fprintf(f, "%*s", (int)pad, "");
+	term_fputs(base ? base + 1 : file, f);
+	fprintf(f, ":%u", line);
 	if (text) {
 		fputs("   ", f);
 		while (*text == ' ' || *text == '\t')
@@ -147,7 +161,12 @@ int annotate_print_function(const struct aggregate *a, const char *func,
 	int rc = annotate_build(a, func, o, &an, err, sizeof(err));
 
 	if (rc) {
-		fprintf(errf, "pmutop: --annotate %s: %s\n", func, err);
+		/* err quotes the profile's names ("matches several functions: ..."). */
+		fputs("pmutop: --annotate ", errf);
+		term_fputs(func, errf);
+		fputs(": ", errf);
+		term_fputs(err, errf);
+		fputc('\n', errf);
 		return rc;
 	}
 	annotation_print(an, out);

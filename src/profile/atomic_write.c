@@ -8,26 +8,39 @@
  * all - so the rules for an output path are the same everywhere:
  *   "-" (and /dev/stdout, /dev/fd/N)  our own descriptor, written in place
  *   a symlink      followed: its target is replaced atomically, never the
- *                  link (refused if it is someone else's in /tmp-like dirs)
- *   a device/FIFO  opened and written in place (no temp file, no rename)
+ *                  link (refused if it is someone else's in a directory
+ *                  someone else can write: /tmp, another user's home)
+ *   a device/FIFO  opened and written in place (no temp file, no rename);
+ *                  a FIFO or socket refused unless ours or root's; a FIFO
+ *                  is opened without blocking and written with a bound
  *   a directory    an error
  *   anything else  temp file next to it (name shortened to fit NAME_MAX),
  *                  fsync, rename; the old file's permission bits (never
  *                  setuid/setgid) and, as root, owner are kept.
  * Error messages always end with the reason: long paths are shortened in
  * the middle (atomic_write_label) so nothing is cut off.
+ *
+ * Why the ownership rules (issue 32): pmutop as root writing into a
+ * directory another user can write (a --dump-every directory they own,
+ * /tmp) would otherwise let that user choose where root's bytes go - a
+ * symlink at the next (predictable) window name pointing at /etc/shadow - or
+ * take the profile and stall the write - a FIFO there, read by them or by
+ * no one, while SIGINT/SIGTERM wait blocked for the write to end.
  */
 #include "pmutop/profile/atomic_write.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The directory part of path ("." when none), malloc'd; NULL on ENOMEM. */
@@ -149,10 +162,12 @@ static int std_fd(const char *path)
 }
 
 /*
- * Whether following the symlink at link (with stat lst) is unsafe: the
- * kernel's fs.protected_symlinks rule, applied by us too (it may be off,
- * and it does not cover every case): a link in a sticky world-writable
- * directory (/tmp) owned by someone else than us and than the directory.
+ * Whether following the symlink at link (with stat lst) is unsafe: a link
+ * not ours in a directory someone else than us can write (owned by another
+ * user, or writable by its group or by all) - that someone may have put it
+ * there to steer our write. The kernel's fs.protected_symlinks covers only
+ * sticky world-writable directories, and may be off. In a sticky directory
+ * the directory's owner's links are still followed, as the kernel does.
  */
 static bool link_unsafe(const char *link, const struct stat *lst)
 {
@@ -160,9 +175,14 @@ static bool link_unsafe(const char *link, const struct stat *lst)
 	struct stat dst;
 	bool bad = false;
 
-	if (dir && stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) &&
-	    lst->st_uid != geteuid() && lst->st_uid != dst.st_uid)
-		bad = true;
+	if (lst->st_uid != geteuid()) {
+		if (!dir || stat(dir, &dst) != 0)
+			bad = true;
+		else if ((dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH))
+			bad = lst->st_uid != dst.st_uid;
+		else
+			bad = dst.st_uid != geteuid() || (dst.st_mode & (S_IWGRP | S_IWOTH));
+	}
 	free(dir);
 	return bad;
 }
@@ -219,7 +239,7 @@ static int resolve(const char *path, const char *what, struct dest *d, char *err
 		if (link_unsafe(cur, &st)) {
 			rc = -EPERM;
 			snprintf(err, errlen, "cannot write %s to '%s': refusing to follow a symlink "
-				 "owned by uid %u in a sticky world-writable directory (write to its "
+				 "owned by uid %u in a directory others can write (write to its "
 				 "target directly)", what, atomic_write_label(cur, l1, sizeof(l1)),
 				 (unsigned)st.st_uid);
 			goto fail;
@@ -260,6 +280,20 @@ static int resolve(const char *path, const char *what, struct dest *d, char *err
 			return -EISDIR;
 		}
 		d->in_place = !S_ISREG(st.st_mode);
+		/*
+		 * Someone else's FIFO or socket takes (or holds up) what we write.
+		 * (A device node only a privileged process can make: a user's own
+		 * terminal, /dev/pts/N, stays writable.)
+		 */
+		if ((S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && st.st_uid != geteuid() &&
+		    st.st_uid != 0) {
+			snprintf(err, errlen, "cannot write %s to '%s': refusing to write into a %s "
+				 "owned by uid %u", what, atomic_write_label(path, l1, sizeof(l1)),
+				 S_ISFIFO(st.st_mode) ? "FIFO" : "socket", (unsigned)st.st_uid);
+			free(d->path);
+			d->path = NULL;
+			return -EPERM;
+		}
 	}
 	return 0;
 nomem:
@@ -376,13 +410,89 @@ static void set_new_file_mode(int fd, const char *path)
 	fchmod(fd, 0666 & ~current_umask());
 }
 
+/* How long a FIFO may go without a reader, or a reader without reading. */
+#define FIFO_WAIT_MS 10000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A SIGINT/SIGTERM/SIGHUP waiting (blocked while the profile is written). */
+static bool stop_pending(void)
+{
+	sigset_t p;
+
+	return sigpending(&p) == 0 &&
+	       (sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1 ||
+		sigismember(&p, SIGHUP) == 1);
+}
+
+/*
+ * A FIFO, opened for writing without blocking: a reader has FIFO_WAIT_MS
+ * to come (tried every 50 ms), a pending stop signal ends the wait. The fd
+ * (O_NONBLOCK) or -errno (-ENXIO: no reader came, -EINTR: a signal).
+ */
+static int open_fifo(const char *path)
+{
+	uint64_t until = now_ms() + FIFO_WAIT_MS;
+
+	for (;;) {
+		int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		struct timespec ts = { 0, 50 * 1000000 };
+
+		if (fd >= 0 || errno != ENXIO)
+			return fd >= 0 ? fd : -errno;
+		if (stop_pending())
+			return -EINTR;
+		if (now_ms() >= until)
+			return -ENXIO;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * write_all for a non-blocking descriptor: waits for room at most
+ * FIFO_WAIT_MS at a time, and not at all once a stop signal is pending.
+ */
+static int write_bounded(int fd, const unsigned char *p, size_t len)
+{
+	uint64_t until = now_ms() + FIFO_WAIT_MS;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w > 0) {
+			p += w;
+			len -= (size_t)w;
+			until = now_ms() + FIFO_WAIT_MS;
+			continue;
+		}
+		if (w < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (stop_pending())
+			return -EINTR;
+		if (now_ms() >= until)
+			return -ETIMEDOUT;
+		{
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+			poll(&pf, 1, 100);
+		}
+	}
+	return 0;
+}
+
 /* Write to a descriptor in place: stdout, a device, a FIFO. */
 static int write_in_place(int fd, const char *path, const void *buf, size_t len,
 			  const char *what, char *err, size_t errlen)
 {
 	const unsigned char *b = buf;
 	char l1[280];
-	int rc;
+	int rc, fl = fcntl(fd, F_GETFL);
 
 	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b && isatty(fd)) {
 		snprintf(err, errlen, "cannot write %s to '%s': it is a terminal and the %s is "
@@ -390,7 +500,14 @@ static int write_in_place(int fd, const char *path, const void *buf, size_t len,
 			 atomic_write_label(path, l1, sizeof(l1)), what);
 		return -ENOTTY;
 	}
-	rc = write_all(fd, buf, len);
+	rc = fl >= 0 && (fl & O_NONBLOCK) ? write_bounded(fd, buf, len) : write_all(fd, buf, len);
+	if (rc == -ETIMEDOUT || rc == -EINTR) {
+		snprintf(err, errlen, "cannot write %s to '%s': %s", what,
+			 atomic_write_label(path, l1, sizeof(l1)),
+			 rc == -EINTR ? "interrupted by a signal while its reader was not reading"
+				      : "its reader stopped reading (nothing taken for 10 s)");
+		return rc;
+	}
 	if (rc)
 		snprintf(err, errlen, "cannot write %s to '%s': write failed: %s", what,
 			 atomic_write_label(path, l1, sizeof(l1)), strerror(-rc));
@@ -411,11 +528,23 @@ int atomic_write_file(const char *path, const void *buf, size_t len, const char 
 	if (d.fd >= 0)
 		return write_in_place(d.fd, path, buf, len, what, err, errlen);
 	if (d.in_place) {
-		fd = open(d.path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		struct stat st;
+
+		/* A FIFO: no reader would block the open for good, with signals held. */
+		if (stat(d.path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+			fd = open_fifo(d.path);
+		} else {
+			fd = open(d.path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			if (fd < 0)
+				fd = -errno;
+		}
 		if (fd < 0) {
-			rc = -errno;
+			rc = fd;
 			snprintf(err, errlen, "cannot write %s to '%s': %s", what,
-				 atomic_write_label(path, l1, sizeof(l1)), strerror(-rc));
+				 atomic_write_label(path, l1, sizeof(l1)),
+				 rc == -ENXIO ? "a FIFO with no reader (none came in 10 s)"
+				 : rc == -EINTR ? "interrupted while waiting for the FIFO's reader"
+				 : strerror(-rc));
 		} else {
 			rc = write_in_place(fd, path, buf, len, what, err, errlen);
 			close(fd);

@@ -59,6 +59,27 @@
  */
 #define DEBUG_SYMS_MAX (256u << 10)
 #define DEBUG_NAMES_MAX (64u << 20)
+/*
+ * What read_symbols() takes of a module's own .symtab/.dynsym (issue 32):
+ * the same kind of bound, since the target writes those too. 200k function
+ * symbols sharing one 8 MiB name made the sort's strcmp() read 8 MiB per
+ * comparison (~10^13 bytes: the session's thread never came back, Ctrl-C
+ * and --duration went unanswered). At most this many entries are looked at
+ * (24 bytes each: a 96 MiB table; the biggest unstripped programs have a
+ * few hundred thousand functions) and this many bytes of distinct names
+ * measured, and ties in the sort compare at most SYMBOL_CMP_BYTES of a
+ * name. What is left out is noted (module_cache_skipped); a function past
+ * the cap gets its name from DWARF once its lines are read, if it has any.
+ */
+#define OWN_SYMS_MAX (4u << 20)
+#define OWN_NAMES_MAX (64u << 20)
+#define SYMBOL_CMP_BYTES 128
+/*
+ * A longer name is not taken at all: each sampled address in the function
+ * would have it hashed and copied by the aggregate and written to the
+ * profile (the longest real C++ names are tens of KiB).
+ */
+#define OWN_NAME_MAX (64u << 10)
 
 struct segment {
 	uint64_t vaddr;
@@ -75,6 +96,7 @@ struct symbol {
 	const char *name;  /* into the image via libelf (module->elf kept open),
 	                      or into module->plt_names or ->debug_names */
 	unsigned rank;     /* alias preference: lower wins */
+	uint32_t idx;      /* its index in its table: the last tie-break */
 	uint64_t sec_end;  /* end of its section (bounds a size-0 symbol); 0: unknown */
 };
 
@@ -107,6 +129,7 @@ struct module {
 	char *plt_names;   /* "name@plt\0..." of the synthesized PLT symbols */
 	bool has_symtab;   /* a .symtab of its own, or one taken from its debug file */
 	char *debug_names; /* names of the symbols taken from a separate debug file */
+	bool syms_capped;  /* its own table was over OWN_SYMS_MAX / OWN_NAMES_MAX */
 
 	/*
 	 * Unwind tables as function ranges (module_fde_range, fde.h), set up
@@ -176,16 +199,23 @@ static uintptr_t sigbus_page_size;
  * Any other SIGBUS, or a failed mmap, gets the previous disposition back
  * and faults again into it.
  */
-static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+bool module_sigbus_recover(const siginfo_t *si)
 {
-	(void)sig, (void)uctx;
-	if (si->si_code == BUS_ADRERR && si->si_addr) {
+	if (sigbus_page_size && si && si->si_code == BUS_ADRERR && si->si_addr) {
 		void *page = (void *)((uintptr_t)si->si_addr & ~(sigbus_page_size - 1));
 
 		if (mmap(page, sigbus_page_size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == page)
-			return;
+			return true;
 	}
+	return false;
+}
+
+static void sigbus_handler(int sig, siginfo_t *si, void *uctx)
+{
+	(void)sig, (void)uctx;
+	if (module_sigbus_recover(si))
+		return;
 	sigaction(SIGBUS, &sigbus_old, NULL);
 }
 
@@ -364,7 +394,14 @@ static int symbol_cmp(const void *a, const void *b)
 		return x->rank < y->rank ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
-	return strcmp(x->name, y->name);
+	/* Bounded: names are the target's, and may be megabytes that differ late. */
+	if (x->name != y->name) {
+		int c = strncmp(x->name, y->name, SYMBOL_CMP_BYTES);
+
+		if (c)
+			return c;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* End of the PT_LOAD segment containing vaddr, or 0. */
@@ -426,13 +463,17 @@ static uint64_t section_end(Elf *elf, size_t ndx)
 
 /*
  * The function symbols of symbol table scn of elf into a new array
- * (*out, *nout); names point into elf. 0 or -ENOMEM.
+ * (*out, *nout); names point into elf. With capped non-NULL (a module's own
+ * table), at most OWN_SYMS_MAX entries are read and OWN_NAMES_MAX bytes of
+ * distinct names measured; *capped says whether some were left out. 0 or
+ * -ENOMEM.
  */
-static int read_symbols(Elf *elf, Elf_Scn *scn, struct symbol **out, size_t *nout)
+static int read_symbols(Elf *elf, Elf_Scn *scn, struct symbol **out, size_t *nout, bool *capped)
 {
 	GElf_Shdr sh;
 	Elf_Data *data;
-	size_t entsz, n, i, k = 0;
+	size_t entsz, n, i, k = 0, names = 0, last_len = 0;
+	const char *last = NULL;
 	struct symbol *syms;
 
 	*out = NULL;
@@ -455,6 +496,10 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct symbol **out, size_t *nou
 	n = data->d_size / entsz;
 	if (n == 0)
 		return 0;
+	if (capped && n > OWN_SYMS_MAX) {
+		n = OWN_SYMS_MAX;
+		*capped = true;
+	}
 	syms = calloc(n, sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
@@ -474,7 +519,24 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, struct symbol **out, size_t *nou
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !name[0])
 			continue;
+		/* A name shared with the symbol before is measured once. */
+		if (capped && name != last) {
+			size_t l = strnlen(name, OWN_NAMES_MAX - names);
+
+			if (l == OWN_NAMES_MAX - names) {
+				*capped = true;
+				break;
+			}
+			names += l + 1;
+			last = name;
+			last_len = l;
+		}
+		if (capped && last_len > OWN_NAME_MAX) {
+			*capped = true;
+			continue;
+		}
 		syms[k].addr = s.st_value;
+		syms[k].idx = (uint32_t)i;
 		/* A size running past the address space is garbage. */
 		syms[k].size = s.st_value + s.st_size < s.st_value ? 0 : s.st_size;
 		syms[k].name = name;
@@ -491,7 +553,7 @@ static int load_symbols(struct module *m, Elf_Scn *scn)
 {
 	struct symbol *syms;
 	size_t n;
-	int err = read_symbols(m->elf, scn, &syms, &n);
+	int err = read_symbols(m->elf, scn, &syms, &n, &m->syms_capped);
 
 	if (err)
 		return err;
@@ -536,7 +598,7 @@ int module_add_debug_symbols(struct module *m, int fd)
 		return -E2BIG;
 	}
 	if (scn)
-		err = read_symbols(elf, scn, &syms, &n);
+		err = read_symbols(elf, scn, &syms, &n, NULL);
 	for (i = 0; i < n; i++) {
 		size_t l = strnlen(syms[i].name, DEBUG_NAMES_MAX - len);
 
@@ -612,17 +674,31 @@ static int add_plt_symbols(struct module *m, Elf_Scn *plt, Elf_Scn *plt_sec, Elf
 		nrel = (size_t)nslots;
 	if (nrel == 0)
 		return 0;
-	/* Names first, to size one buffer for all of them. */
+	/*
+	 * Names first, to size one buffer for all of them: at most
+	 * OWN_NAMES_MAX bytes of them (every entry may name one huge string).
+	 */
+	if (nrel > OWN_SYMS_MAX) {
+		nrel = OWN_SYMS_MAX;
+		m->syms_capped = true;
+	}
 	for (i = 0; i < nrel; i++) {
 		GElf_Rela r;
 		GElf_Sym sym;
 		const char *name;
+		size_t l;
 
 		if (i > INT_MAX || !gelf_getrela(rd, (int)i, &r) ||
 		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
 		    !(name = elf_strptr(m->elf, dsh.sh_link, sym.st_name)) || !*name)
 			continue;
-		len += strlen(name) + sizeof("@plt");
+		l = strnlen(name, OWN_NAMES_MAX - len);
+		if (l == OWN_NAMES_MAX - len || OWN_NAMES_MAX - len - l < sizeof("@plt")) {
+			nrel = i;
+			m->syms_capped = true;
+			break;
+		}
+		len += l + sizeof("@plt");
 	}
 	if (!len)
 		return 0;
@@ -650,7 +726,8 @@ static int add_plt_symbols(struct module *m, Elf_Scn *plt, Elf_Scn *plt_sec, Elf
 		if (w < 0 || (size_t)w >= len - k)
 			break;
 		syms[m->nsyms++] = (struct symbol){ .addr = base + i * entsz, .size = entsz,
-						    .name = names + k, .rank = 3 };
+						    .name = names + k, .rank = 3,
+						    .idx = (uint32_t)i };
 		k += (size_t)w + 1;
 	}
 	finish_symbols(m);
@@ -851,6 +928,11 @@ static int module_load_file(struct module_cache *c, struct module *m, const char
 	if (err) {
 		module_release(m);
 		err = err == -ENOMEM ? -ENOMEM : -ENOENT;
+	} else if (m->syms_capped && c->nskipped++ == 0) {
+		snprintf(c->skipped, sizeof(c->skipped), "%.300s: its symbol table is over "
+			 "pmutop's bounds (%u Mi entries, %u MiB of names, %u KiB a name): the "
+			 "symbols past them are not read", m->path, OWN_SYMS_MAX >> 20,
+			 OWN_NAMES_MAX >> 20, OWN_NAME_MAX >> 10);
 	}
 out_close:
 	close(fd);

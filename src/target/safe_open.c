@@ -14,15 +14,29 @@
  * restarts the walk at pmutop's own root, so a container could make pmutop
  * read any host file. RESOLVE_IN_ROOT treats the target's root as "/" for
  * the whole walk, the way the target itself sees its files.
+ *
+ * Why the target's rights for the files its DWARF names (safe_open_as):
+ * being inside the target's root is not enough when the target shares the
+ * host's (a process of `nobody` on the host: its root is "/"). Its DWARF may
+ * name any path - /root/secret, a device - and root would open it for it.
+ * The walk and the open therefore run with the target's filesystem uid, gid
+ * and groups, on the calling thread only (the raw setfsuid/setfsgid/
+ * setgroups system calls are per thread; glibc's wrappers would change
+ * every thread): the kernel then decides, with its own rules (modes, ACLs,
+ * LSMs), exactly as for the target. Changing the fsuid from 0 drops the
+ * DAC-override capabilities from the thread's effective set, and changing
+ * it back restores them.
  */
 #include "pmutop/target/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -86,18 +100,16 @@ static int open_path(const char *path, int nofollow)
 	return fd < 0 ? -e : fd;
 }
 
-int safe_open(const char *path, const struct safe_open_want *want, struct stat *st)
+/*
+ * The checks on an O_PATH descriptor (closed here), then the reopen for
+ * reading through /proc/self/fd: the fd or -errno.
+ */
+static int check_reopen(int pfd, const struct safe_open_want *want, struct stat *st)
 {
 	uint64_t cap = want && want->max_size ? want->max_size : SAFE_OPEN_MAX_SIZE;
 	char self[64];
-	struct stat sb;
-	int pfd, fd, rc;
+	int fd, rc;
 
-	if (!st)
-		st = &sb;
-	pfd = open_path(path, want && want->nofollow);
-	if (pfd < 0)
-		return pfd;
 	if (fstat(pfd, st) != 0) {
 		rc = -errno;
 		goto out;
@@ -124,6 +136,157 @@ int safe_open(const char *path, const struct safe_open_want *want, struct stat *
 	rc = fd < 0 ? -errno : fd;
 out:
 	close(pfd);
+	return rc;
+}
+
+int safe_open(const char *path, const struct safe_open_want *want, struct stat *st)
+{
+	struct stat sb;
+	int pfd;
+
+	pfd = open_path(path, want && want->nofollow);
+	if (pfd < 0)
+		return pfd;
+	return check_reopen(pfd, want, st ? st : &sb);
+}
+
+/*
+ * "Uid:\treal\teffective\tsaved\tfs": the id when all four are the same;
+ * -EPERM when they differ (a set-user-ID program the target exec'd just
+ * now would lend it root's effective ids: such a process gets no one's).
+ */
+static int one_id(const char *line, unsigned long *id)
+{
+	unsigned long v[4];
+
+	if (sscanf(line, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) != 4)
+		return -EPROTO;
+	if (v[0] != v[1] || v[0] != v[2] || v[0] != v[3])
+		return -EPERM;
+	*id = v[0];
+	return 0;
+}
+
+int safe_open_cred_of(pid_t pid, struct safe_open_cred *c)
+{
+	char path[64], line[4096];
+	int got = 0, rc = 0;
+	unsigned long id = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	memset(c, 0, sizeof(*c));
+	while (!rc && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Uid:", 4)) {
+			rc = one_id(line + 4, &id);
+			c->uid = (uid_t)id;
+			got |= 1;
+		} else if (!strncmp(line, "Gid:", 4)) {
+			rc = one_id(line + 4, &id);
+			c->gid = (gid_t)id;
+			got |= 2;
+		} else if (!strncmp(line, "Groups:", 7)) {
+			char *p = line + 7, *end;
+
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (c->ngroups == SAFE_OPEN_MAX_GROUPS) {
+					rc = -E2BIG;
+					break;
+				}
+				c->groups[c->ngroups++] = (gid_t)g;
+				p = end;
+			}
+			got |= 4;
+		}
+	}
+	fclose(f);
+	if (!rc && got != 7)
+		rc = -EPROTO;
+	return rc;
+}
+
+/* The calling thread's filesystem ids and groups, to give back. */
+struct thread_cred {
+	uid_t fsuid;
+	gid_t fsgid;
+	int ngroups;
+	gid_t groups[SAFE_OPEN_MAX_GROUPS * 4];
+};
+
+static void give_back(const struct thread_cred *t)
+{
+	/* The fsuid first: back to 0, it brings the DAC capabilities back. */
+	syscall(SYS_setfsuid, t->fsuid);
+	syscall(SYS_setfsgid, t->fsgid);
+	if (t->ngroups >= 0)
+		syscall(SYS_setgroups, (size_t)t->ngroups, t->groups);
+}
+
+/* Take c's rights on this thread; 0, or -EPERM (with ours back). */
+static int take(const struct safe_open_cred *c, struct thread_cred *t)
+{
+	t->fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	t->fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	t->ngroups = (int)syscall(SYS_getgroups, SAFE_OPEN_MAX_GROUPS * 4, t->groups);
+	if (t->ngroups < 0)
+		return -EPERM;
+	if (syscall(SYS_setgroups, c->ngroups, c->groups)) {
+		t->ngroups = -1; /* unchanged */
+		return -EPERM;
+	}
+	syscall(SYS_setfsgid, c->gid);
+	syscall(SYS_setfsuid, c->uid);
+	if ((uid_t)syscall(SYS_setfsuid, -1) != c->uid || (gid_t)syscall(SYS_setfsgid, -1) != c->gid) {
+		give_back(t);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Whether this thread can read past file modes (CAP_DAC_OVERRIDE/READ_SEARCH). */
+static bool dac_override(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return true; /* unknown: assume the worst */
+	return d[0].effective & ((1u << CAP_DAC_OVERRIDE) | (1u << CAP_DAC_READ_SEARCH));
+}
+
+int safe_open_as(int root_fd, const char *path, const struct safe_open_cred *c,
+		 const struct safe_open_want *want, struct stat *st)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (want && want->nofollow ? O_NOFOLLOW : 0),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	struct thread_cred t;
+	struct stat sb;
+	bool same = (uid_t)syscall(SYS_setfsuid, -1) == c->uid &&
+		    (gid_t)syscall(SYS_setfsgid, -1) == c->gid;
+	bool taken = false;
+	int pfd, rc;
+
+	if (!same) {
+		rc = take(c, &t);
+		if (rc && dac_override())
+			return rc;
+		taken = !rc;
+	}
+	while (*path == '/')
+		path++;
+	pfd = (int)syscall(SYS_openat2, root_fd, *path ? path : ".", &how, sizeof(how));
+	rc = pfd < 0 ? -errno : check_reopen(pfd, want, st ? st : &sb);
+	if (taken)
+		give_back(&t);
 	return rc;
 }
 

@@ -14,6 +14,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -415,6 +416,9 @@ int pt_snapshot(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample 
 	r = pt_interrupt(tid);
 	if (!r)
 		r = pt_wait(tid, timeout_ms, NULL, &status);
+	/* Not stopped in time: waiting again would only double the cost (issue 32). */
+	if (r == -ETIMEDOUT)
+		return r;
 	if (r) {
 		pt_stop_and_detach(tid, timeout_ms);
 		return r;
@@ -434,4 +438,33 @@ int pt_snapshot(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample 
 	}
 	pt_detach(tid, &st);
 	return r;
+}
+
+struct snap_job {
+	pid_t pid, tid;
+	void *buf;
+	size_t cap;
+	struct perf_sample *s;
+	int timeout_ms, rc;
+};
+
+static void *snap_thread(void *arg)
+{
+	struct snap_job *j = arg;
+
+	j->rc = pt_snapshot(j->pid, j->tid, j->buf, j->cap, j->s, j->timeout_ms);
+	return NULL;
+}
+
+int pt_snapshot_once(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
+		     int timeout_ms)
+{
+	struct snap_job j = { pid, tid, buf, cap, s, timeout_ms, 0 };
+	pthread_t th;
+	int r = pthread_create(&th, NULL, snap_thread, &j);
+
+	if (r)
+		return -r;
+	pthread_join(th, NULL);
+	return j.rc;
 }

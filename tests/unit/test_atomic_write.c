@@ -223,6 +223,45 @@ static void test_foreign_link_in_sticky_dir(void **state)
 	assert_int_equal(access("/etc/pmutop-must-not-exist", F_OK), -1);
 }
 
+/*
+ * Issue 32: as root in a directory another user owns (not sticky, not
+ * world-writable - a --dump-every directory of theirs), their symlink is
+ * refused; our own symlink there is still followed; their FIFO is refused.
+ */
+static void test_foreign_dir(void **state)
+{
+	char theirs[512], link[600], own[600], target[600], fifo[600], err[512];
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: needs root to give a directory another owner\n");
+		skip();
+	}
+	snprintf(theirs, sizeof(theirs), "%s/theirs", dir);
+	assert_int_equal(mkdir(theirs, 0755), 0);
+	assert_int_equal(chown(theirs, 65534, 65534), 0);
+	snprintf(link, sizeof(link), "%s/trap", theirs);
+	assert_int_equal(symlink("/etc/pmutop-must-not-exist", link), 0);
+	assert_int_equal(lchown(link, 65534, 65534), 0);
+	assert_int_equal(atomic_write_file(link, "x", 1, "data", err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "refusing to follow a symlink owned by uid 65534"));
+	assert_int_equal(access("/etc/pmutop-must-not-exist", F_OK), -1);
+	assert_int_equal(atomic_write_check(link, "data", err, sizeof(err)), -EPERM);
+
+	/* Ours, in their directory, pointing into ours: followed. */
+	snprintf(target, sizeof(target), "%s/real", dir);
+	snprintf(own, sizeof(own), "%s/mine", theirs);
+	assert_int_equal(symlink(target, own), 0);
+	assert_int_equal(atomic_write_file(own, "y", 1, "data", err, sizeof(err)), 0);
+	assert_int_equal(access(target, F_OK), 0);
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", theirs);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	assert_int_equal(chown(fifo, 65534, 65534), 0);
+	assert_int_equal(atomic_write_check(fifo, "data", err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "refusing to write into a FIFO owned by uid 65534"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +273,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_path_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setuid_not_copied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_link_in_sticky_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

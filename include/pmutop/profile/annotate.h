@@ -41,6 +41,18 @@ struct annotate_opts {
 	 * DEBUGINFOD_URLS is set.
 	 */
 	bool offline;
+	/*
+	 * Whose source files the code's DWARF names (any path: a hostile
+	 * target's DWARF can name /root/secret or a device). > 0: the live
+	 * process whose files they are - read only inside its root and with
+	 * its rights (safe_open_as), never with root's on the host; taken
+	 * when annotate_build runs, so the listing can be read after the
+	 * process is gone. 0: host paths with pmutop's own rights under
+	 * safe_open's rules (a saved profile, a command pmutop itself
+	 * launched). < 0: no source is read (a live session of several
+	 * processes with no one chosen).
+	 */
+	int sources_of;
 };
 
 struct ann_insn {
@@ -95,6 +107,10 @@ struct annotation {
 	/* Source text by file, for interleaving (loaded on demand). */
 	struct ann_src *src;
 	size_t nsrc;
+	/* How they are read (annotate_opts.sources_of): */
+	int src_policy;             /* 1 inside src_root as src_cred, 0 host, -1 none */
+	int src_root;               /* O_PATH fd of the target's root, or -1 */
+	struct safe_open_cred *src_cred;
 };
 
 /*
@@ -116,7 +132,8 @@ long annotation_hottest(const struct annotation *an, size_t ev);
 
 /*
  * Source text of file:line when the file is readable here (a regular file,
- * at most a few MiB), else NULL. Owned by an; cached.
+ * at most a few MiB, opened as annotate_opts.sources_of says), else NULL.
+ * Owned by an; cached.
  */
 const char *annotation_source_line(struct annotation *an, const char *file, uint32_t line);
 

@@ -13,6 +13,7 @@
 #ifndef PMUTOP_MODULE_H
 #define PMUTOP_MODULE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -233,5 +234,15 @@ uint64_t module_entry(const struct module *m);
 
 /* ELF vaddr range [lo, hi) of the executable PT_LOAD segments. */
 void module_text_range(const struct module *m, uint64_t *lo, uint64_t *hi);
+
+/*
+ * For a SIGBUS handler installed over module.c's own (the live view's
+ * crash handler, ui/crt.c): whether this SIGBUS was a read of a mapped file
+ * past its end - truncated after pmutop mapped it - and a zero page now
+ * covers the address (return from the handler: the read is retried and
+ * sees zeros). False for anything else (die as the handler would).
+ * Async-signal-safe.
+ */
+bool module_sigbus_recover(const siginfo_t *si);
 
 #endif

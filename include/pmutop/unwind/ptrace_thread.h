@@ -113,9 +113,25 @@ int pt_blocked_sample(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_s
  * restarted by the kernel as after any ptrace stop). Fills s like a
  * stack-copy sample. Returns 0 or -errno (-EPERM: not traceable here, e.g.
  * Yama's ptrace_scope or another tracer; the thread is then untouched).
+ * -ETIMEDOUT: it did not stop in time (uninterruptible sleep) and is not
+ * waited for again: it stays seized with its stop pending, and would stop
+ * in tracing stop when it leaves the kernel, until the calling thread
+ * exits (the kernel then lets it go) - see pt_snapshot_once().
  */
 int pt_snapshot(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
 		int timeout_ms);
+
+/*
+ * pt_snapshot() from a short-lived thread of its own, joined before
+ * returning: a thread that did not stop in time (-ETIMEDOUT) is let go by
+ * the kernel when that tracer thread ends - never left seized, nor stopped
+ * later, by the caller's thread (issue 32: -e offcpu's looks left such a
+ * thread in tracing stop until pmutop exited). The new thread has the
+ * caller's signal mask. Same returns as pt_snapshot(), or -errno from
+ * pthread_create.
+ */
+int pt_snapshot_once(pid_t pid, pid_t tid, void *buf, size_t cap, struct perf_sample *s,
+		     int timeout_ms);
 
 /* TracerPid of /proc/PID/status: >0 traced by it, 0 not traced, -errno. */
 int pt_tracer_pid(pid_t pid);
