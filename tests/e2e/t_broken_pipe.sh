@@ -19,6 +19,7 @@
 # 4. The launched command gets SIGPIPE's default action back (an ignored
 #    signal would stay ignored across exec): `sh -c 'kill -PIPE $$'` dies of
 #    it, and pmutop passes on its 141.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares

@@ -3,6 +3,7 @@
 # profile another user's process, as the error message for plain users
 # says (issue 17: pmutop used to refuse anyone but root); without them the
 # refusal names the capabilities.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl threads

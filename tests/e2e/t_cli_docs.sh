@@ -6,6 +6,7 @@
 # page without warnings, every option --help lists is in the rendered page,
 # and the completion script, sourced in bash, completes options, choices,
 # event names (comma lists too), pids and the command after "--".
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 

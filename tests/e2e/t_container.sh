@@ -14,6 +14,7 @@
 #    with a private tmpfs on /tmp, so its perf map is /tmp/perf-1.map in
 #    its own /tmp; pmutop finds it through /proc/PID/root and NSpid.
 # Needs root (namespaces); SKIPs otherwise.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares threads jit

@@ -15,6 +15,7 @@
 #      given in PMUTOP_DEBUGINFO_PATH, the binary without a debuglink:
 #      found by build-id; and without PMUTOP_DEBUGINFO_PATH there are no
 #      lines (so it really was the build-id lookup).
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl inline_hot

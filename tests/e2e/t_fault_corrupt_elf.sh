@@ -20,6 +20,7 @@
 #                attached cannot race against the end of its --duration.
 # Each: pmutop exits 0, the target is alive, the profile is readable and its
 # hot leaf is in libfat.so (named libhot_spin, or libfat.so+0xOFF).
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
 e2e_init

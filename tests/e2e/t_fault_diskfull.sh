@@ -8,6 +8,7 @@
 # non-zero with a clear message ("No space left on device", naming the
 # file), leave neither out.pb.gz nor its temp file in the directory, and
 # leave the attached target running. Needs root to mount (else SKIP).
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fault_lib.sh"
 e2e_init

@@ -11,6 +11,7 @@
 #      "matches several functions" error, for symbols (renamed with
 #      objcopy) holding an escape sequence.
 # Each: no raw ESC or BEL in pmutop's output, the text shown as \x1b...\x07.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl inline_hot shares

@@ -17,6 +17,7 @@
 # In every case pmutop ends on time (--duration 2) with status 0, writes a
 # profile `go tool pprof` reads with the target's function names (except
 # swap), leaves the target running and untraced, and says what it skipped.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl inline_hot branchy

@@ -13,6 +13,7 @@
 #   3. a saved profile (`--load F --annotate hot`: host paths, pmutop's own
 #      rights, the operator's) still shows both - the rule is about whose
 #      files they are, not a blanket refusal.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 command -v cc >/dev/null 2>&1 || skip "no C compiler to build the hostile program"

@@ -10,6 +10,7 @@
 #   5. --unwind=ptrace refuses period=1 (it would stop the target per
 #      sample) with 400 and the reason.
 # The target stays running and untraced throughout.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 command -v curl >/dev/null || skip "curl not installed"

@@ -18,6 +18,7 @@
 #   5. ?pid= is checked after the slot: with a task-clock profile under way,
 #      a second task-clock request with pid=1 gets 429 at once (the /proc
 #      walk came first: 400).
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares

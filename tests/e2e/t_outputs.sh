@@ -10,6 +10,7 @@
 #   --dump-split through a symlinked directory, every file written there;
 #   a file name of NAME_MAX (255) characters works;
 #   a path longer than PATH_MAX fails with an error that ends with its reason.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl threads

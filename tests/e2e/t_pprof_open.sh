@@ -17,6 +17,7 @@
 #   - the unnamed code is still there with its address ("bigdwarf+0x...")
 #     and the profile's comment names the file;
 #   - `pmutop --load` reads it within the same bound.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl bigdwarf

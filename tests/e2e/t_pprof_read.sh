@@ -6,6 +6,7 @@
 # every sample (and in total) EVENT value = samples value x P, i.e. the event
 # total is exactly samples x period. Also each sample carries `thread` and
 # `tid` labels, and -sample_index works with both sample type names.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares
