@@ -2,6 +2,7 @@
  * load.c - print a saved pprof profile's table (--load without a terminal),
  * one function's instruction listing (--load FILE --annotate FUNC), or with
  * --dump the profile in another format (a flame graph page, folded).
+ * The profile is a file, or a slice of a fleet in ClickHouse (ch_load.h).
  */
 #include "pmutop/frontend/load.h"
 
@@ -10,10 +11,27 @@
 
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/annotate.h"
+#include "pmutop/frontend/ch_load.h"
 #include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/clickhouse.h"
 #include "pmutop/frontend/dump.h"
 #include "pmutop/profile/pprof_read.h"
 #include "pmutop/profile/table.h"
+
+int load_profile(const char *src, bool quiet, struct aggregate **a, char *err, size_t errlen)
+{
+	struct ch_load_stats st;
+	int rc;
+
+	if (!ch_url_is(src))
+		return pprof_read_file(src, a, err, errlen);
+	rc = ch_load_read(src, a, &st, err, errlen);
+	if (!rc && !quiet)
+		fprintf(stderr, "pmutop: ClickHouse merged %llu windows from %llu host%s into %llu "
+			"stack rows (%llu stacks) in %.2f s\n", st.windows, st.hosts,
+			st.hosts == 1 ? "" : "s", st.rows, st.stacks, st.seconds);
+	return rc;
+}
 
 int load_run(const struct pmutop_opts *o)
 {
@@ -28,7 +46,7 @@ int load_run(const struct pmutop_opts *o)
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 2;
 	}
-	if (pprof_read_file(o->load, &a, err, sizeof(err))) {
+	if (load_profile(o->load, o->quiet, &a, err, sizeof(err))) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		return 1;
 	}
