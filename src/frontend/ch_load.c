@@ -455,8 +455,8 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 		nrows++;
 	}
 	/* The mappings the matching stacks name. */
-	snprintf(tbl, sizeof(tbl), " FROM %s." CH_T_MAPPINGS " FINAL WHERE mapping_id IN (SELECT "
-		 "arrayJoin(frames.mapping_id) FROM %s." CH_T_STACKS " WHERE stack_id IN (SELECT "
+	snprintf(tbl, sizeof(tbl), " FROM %s." CH_T_MAPPINGS " FINAL WHERE mapping_id GLOBAL IN (SELECT "
+		 "arrayJoin(frames.mapping_id) FROM %s." CH_T_STACKS " WHERE stack_id GLOBAL IN (SELECT "
 		 "stack_id FROM %s." CH_T_SAMPLES " WHERE ", l.u.db, l.u.db, l.u.db);
 	if ((rc = sqlf(&l, "SELECT mapping_id, file, build_id", tbl, l.where.p)) ||
 	    (rc = add(&l.sql, ")) FORMAT TSV") ? -ENOMEM : 0) || (rc = query(&l)))
@@ -472,7 +472,7 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 	}
 	/* The frames, in order: one row each. */
 	snprintf(tbl, sizeof(tbl), " FROM %s." CH_T_STACKS " FINAL ARRAY JOIN frames, "
-		 "arrayEnumerate(frames.func) AS i WHERE stack_id IN (SELECT stack_id FROM %s."
+		 "arrayEnumerate(frames.func) AS i WHERE stack_id GLOBAL IN (SELECT stack_id FROM %s."
 		 CH_T_SAMPLES " WHERE ", l.u.db, l.u.db);
 	if ((rc = sqlf(&l, "SELECT stack_id, i, frames.func, frames.file, frames.mapping_id, "
 		       "frames.address", tbl, l.where.p)) ||

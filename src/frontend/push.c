@@ -403,7 +403,7 @@ static void *worker_main(void *arg)
 		struct ch_batch sb;
 		const struct ch_batch *b;
 		uint64_t seq;
-		bool from_spool;
+		bool from_spool, attempted = false;
 		enum ch_status st;
 
 		spill(p);
@@ -436,8 +436,10 @@ static void *worker_main(void *arg)
 		b = it ? &it->b : NULL;
 		if (from_spool && spool_read(p, seq, &sb, err, sizeof(err)) == 0)
 			b = &sb;
-		if (st == CH_OK && b)
+		if (st == CH_OK && b) {
+			attempted = true;
 			st = send_batch(p, b, err, sizeof(err));
+		}
 		else if (st == CH_OK && !b)
 			st = CH_REJECTED; /* a damaged spool file: dropped */
 
@@ -469,7 +471,7 @@ static void *worker_main(void *arg)
 		} else {
 			/* Not answered: back in its place, tried again after a pause. */
 			p->retries++;
-			if (b && st != CH_UNREACHABLE && st != CH_OK)
+			if (attempted && st != CH_UNREACHABLE)
 				p->resent++; /* its rows may have arrived: the same rows go again */
 			snprintf(p->last_err, sizeof(p->last_err), "%s", err);
 			if (it) {

@@ -9,6 +9,10 @@
 #   ch_start       start it (first call picks free ports); CH_URL, CH_HTTP set
 #   ch_stop        stop it (SIGTERM, then wait for it to be gone)
 #   ch_q SQL       run SQL, print the answer (TSV); non-zero on an error
+#
+# The config names a cluster pmutop_test of two shards, both this server,
+# with default databases s1 and s2 (Distributed(pmutop_test, '', T) reads
+# s1.T and s2.T): README's cluster DDL without replication.
 
 CH_BIN=${CH_BIN:-/usr/sbin/clickhouse-server}
 
@@ -51,6 +55,10 @@ ch_start() {
   <mark_cache_size>67108864</mark_cache_size>
   <uncompressed_cache_size>67108864</uncompressed_cache_size>
   <max_concurrent_queries>20</max_concurrent_queries>
+  <remote_servers><pmutop_test>
+    <shard><replica><host>127.0.0.1</host><port>$CH_TCP</port><default_database>s1</default_database></replica></shard>
+    <shard><replica><host>127.0.0.1</host><port>$CH_TCP</port><default_database>s2</default_database></replica></shard>
+  </pmutop_test></remote_servers>
 </yandex>
 XML
 		cat >"$d/users.xml" <<XML

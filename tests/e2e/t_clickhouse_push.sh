@@ -12,6 +12,10 @@
 #     labels (host, service, comm, pid) are on the rows, the user and
 #     password from the environment work and the password is never printed;
 #   - a wrong password: refused at start with the server's reason (exit 2);
+#   - README's cluster DDL (Distributed over ReplicatedReplacingMergeTree,
+#     the per-minute roll-up view), replication replaced by the plain
+#     engines, on two shards of the test server: three agents' samples
+#     reach both shards, and the reader and the roll-up add up to them;
 #   - a refused connection: the run goes on, the local profile is written,
 #     the window is counted dropped (no --spool) and the status says so;
 #   - a server answering garbage (not HTTP; HTTP but not ClickHouse):
@@ -96,6 +100,55 @@ run_pmutop urlpw -e task-clock --duration 1 --push "clickhouse://agent:pw-7f3Zq@
 	{ info "credentials in the URL: exit $RC"; show urlpw.err 5; ERRS=$((ERRS + 1)); }
 [[ $(ch_q "SELECT count() > 0 FROM fleet2.pmutop_samples_v1") == 1 ]] ||
 	{ info "nothing in fleet2 (whole run as one window)"; ERRS=$((ERRS + 1)); }
+
+# README's cluster DDL (Distributed over ReplicatedReplacingMergeTree and the
+# per-minute roll-up), without replication (no ZooKeeper) on two shards of
+# this server: agents push into it, the reader and the roll-up see it all.
+python3 - "$E2E_REPO/README.md" >cluster.sql <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+ddl = t.split("<!-- cluster-ddl -->")[1].split("<!-- /cluster-ddl -->")[0]
+ddl = ddl.replace("```sql", "").replace("```", "").replace(" ON CLUSTER fleet", "")
+ddl = re.sub(r"Replicated(\w*)MergeTree\('[^']*', '\{replica\}'\)", r"\1MergeTree()", ddl)
+ddl = re.sub(r"Distributed\(fleet, profiles,", "Distributed(pmutop_test, '',", ddl)
+for st in (s.strip() for s in ddl.split(";")):
+    if not st:
+        continue
+    if st.startswith("CREATE DATABASE"):
+        for db in ("s1", "s2", "profiles"):
+            print(re.sub(r"profiles$", db, st) + ";")
+    elif "_local (" in st or "MATERIALIZED VIEW" in st:
+        for shard in ("s1", "s2"):
+            print(st.replace("profiles.", shard + ".") + ";")
+    else:
+        print(st.replace("AS profiles.", "AS s1.") + ";")
+PY
+nst=0
+while IFS= read -r -d ';' st; do
+	[[ -z ${st//[[:space:]]/} ]] && continue
+	ch_q "$st" >/dev/null || { info "cluster DDL failed: ${st:0:100}"; ERRS=$((ERRS + 1)); }
+	nst=$((nst + 1))
+done <cluster.sql
+csum=0
+for h in c1 c2 c3; do
+	run_pmutop "$h" -e task-clock --period 1000000 --dump "$h.pb.gz" --push "$CH_URL/profiles" \
+		--label host=$h -- "$W/shares" 1
+	n=$(pprof -comments "$h.pb.gz" 2>/dev/null | sed -n 's/^pmutop: samples=\([0-9]*\) .*/\1/p')
+	csum=$((csum + ${n:-0}))
+done
+# Distributed inserts reach the shards in the background.
+for _ in $(seq 50); do
+	[[ $(ch_q "SELECT sum(samples) FROM profiles.pmutop_samples_v1") == "$csum" ]] && break
+	sleep 0.2
+done
+read -r s1 s2 < <(ch_q "SELECT (SELECT sum(samples) FROM s1.pmutop_samples_v1_local),
+	(SELECT sum(samples) FROM s2.pmutop_samples_v1_local) FORMAT TSV")
+rolled_local=$(ch_q "SELECT (SELECT sum(samples) FROM s1.pmutop_samples_1m_v1) + (SELECT sum(samples) FROM s2.pmutop_samples_1m_v1)")
+run_pmutop cl --load "$CH_URL/profiles" --dump cl.pb.gz
+cl=$(pprof -comments cl.pb.gz 2>/dev/null | sed -n 's/^pmutop: samples=\([0-9]*\) .*/\1/p')
+info "cluster: $nst statements; 3 agents $csum samples; shards $s1 + $s2; roll-up $rolled_local; reader ${cl:-?}"
+[[ $((s1 + s2)) == "$csum" && $cl == "$csum" && $rolled_local == "$csum" ]] ||
+	{ info "cluster: totals differ"; show cl.err 3; ERRS=$((ERRS + 1)); }
 ch_stop
 
 # Nothing listens: the run goes on, the profile is written, the window dropped (counted).
@@ -146,4 +199,4 @@ show notch.err 3
 kill "$GSRV"; wait "$GSRV" 2>/dev/null
 
 (( ERRS == 0 )) || fail "$ERRS checks failed"
-pass "push: $nwin windows, $ch_sum samples = the local windows'; bad URLs, labels, password, refused and garbage servers handled"
+pass "push: $nwin windows, $ch_sum samples = the local windows'; README's cluster DDL on 2 shards: $csum = reader = roll-up; bad URLs, labels, password, refused and garbage servers handled"
