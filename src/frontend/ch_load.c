@@ -8,7 +8,8 @@
  * stacks, one row per frame (ARRAY JOIN) in order; the mappings they name.
  * Answers come as TSV, unescaped here. The aggregate is built with the
  * import API pprof_read.c uses: a frame becomes a location (module +
- * module-relative address, function), identical frames shared.
+ * module-relative address, function), identical frames shared; a
+ * function is a name in a module (line numbers are not read back).
  */
 #include "pmutop/frontend/ch_load.h"
 
@@ -160,6 +161,29 @@ static int cond(struct ch_buf *w, const char *k, const char *v, char *err, size_
 		}
 	return add(w, "labels.value[indexOf(labels.key, ") || sql_str(w, k) || add(w, ")] = ") ||
 	       sql_str(w, v);
+}
+
+/* The SQL expression of label k (a column, or a --label's value). */
+static int label_expr(struct ch_buf *b, const char *k, char *err, size_t errlen)
+{
+	if (in_list(columns, k) || in_list(numeric, k))
+		return add(b, k) ? -ENOMEM : 0;
+	for (const char *c = k; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_') {
+			snprintf(err, errlen, "bad label \"%s\" for --by (host, comm, thread, pid, tid, "
+				 "event, or a --label key)", k);
+			return -EINVAL;
+		}
+	return add(b, "labels.value[indexOf(labels.key, ") || sql_str(b, k) || add(b, ")]") ?
+	       -ENOMEM : 0;
+}
+
+void ch_load_stats_free(struct ch_load_stats *st)
+{
+	for (size_t i = 0; st && i < st->nby; i++)
+		free(st->by_values[i]);
+	if (st)
+		free(st->by_values);
 }
 
 struct kv {
@@ -367,15 +391,18 @@ static struct stack *find_stack(struct loader *l, uint64_t id)
 	return bsearch(&key, l->st, l->nst, sizeof(*l->st), cmp_stack);
 }
 
-int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *stats,
-		 char *err, size_t errlen)
+int ch_load_read(const char *url, const char *by, struct aggregate **out,
+		 struct ch_load_stats *stats, char *err, size_t errlen)
 {
+	struct ch_buf byx = { 0 };
+	char **byv = NULL;
+	size_t nby = 0;
 	struct loader l = { .err = err, .errlen = errlen };
 	struct timespec t0, t1;
 	char tbl[1024], *cur, *f[8];
 	char evname[PMUTOP_MAX_EVENTS][64];
 	size_t nev = 0;
-	struct { uint64_t id; size_t ev; uint64_t samples, value; } *rows = NULL;
+	struct { uint64_t id; size_t ev, by; uint64_t samples, value; } *rows = NULL;
 	size_t nrows = 0, caprows = 0;
 	unsigned long long windows = 0, hosts = 0;
 	uint64_t tmin = 0, tmax = 0;
@@ -386,6 +413,8 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 	rc = ch_url_parse(url, &l.u, err, errlen);
 	if (!rc)
 		rc = build_where(l.u.query, &l.where, err, errlen);
+	if (!rc)
+		rc = by ? label_expr(&byx, by, err, errlen) : add(&byx, "''") ? -ENOMEM : 0;
 	if (rc)
 		goto out;
 	l.a = aggregate_new();
@@ -417,17 +446,34 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 		rc = -ENOENT;
 		goto out;
 	}
-	/* The merge: one row per (stack, event). */
-	if ((rc = sqlf(&l, "SELECT stack_id, event, any(unit), sum(samples), sum(value)", tbl,
-		       l.where.p)) ||
-	    (rc = add(&l.sql, " GROUP BY stack_id, event ORDER BY event FORMAT TSV") ? -ENOMEM : 0) ||
+	/* The merge: one row per (stack, event[, by label's value]). */
+	if ((rc = sqlf(&l, "SELECT stack_id, event, any(unit), sum(samples), sum(value), toString(",
+		       byx.p, ") AS by_value")) || (rc = add(&l.sql, tbl) ? -ENOMEM : 0) ||
+	    (rc = add(&l.sql, l.where.p) ? -ENOMEM : 0) ||
+	    (rc = add(&l.sql, " GROUP BY stack_id, event, by_value ORDER BY event FORMAT TSV") ?
+		  -ENOMEM : 0) ||
 	    (rc = query(&l)))
 		goto out;
 	for (cur = l.resp.p; *cur;) {
-		size_t k, nf = tsv_fields(&cur, f, 8);
+		size_t k, b = 0, nf = tsv_fields(&cur, f, 8);
 
-		if (nf != 5)
+		if (nf != 6)
 			continue;
+		if (by) {
+			for (b = 0; b < nby && strcmp(byv[b], f[5]); b++)
+				;
+			if (b == nby) {
+				char **nv = realloc(byv, (nby + 1) * sizeof(*nv));
+				if (!nv || !(nv[nby] = strdup(f[5]))) {
+					if (nv)
+						byv = nv;
+					rc = -ENOMEM;
+					goto out;
+				}
+				byv = nv;
+				nby++;
+			}
+		}
 		for (k = 0; k < nev && strcmp(evname[k], f[1]); k++)
 			;
 		if (k == nev) {
@@ -450,6 +496,7 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 		}
 		rows[nrows].id = strtoull(f[0], NULL, 10);
 		rows[nrows].ev = k;
+		rows[nrows].by = b;
 		rows[nrows].samples = strtoull(f[3], NULL, 10);
 		rows[nrows].value = strtoull(f[4], NULL, 10);
 		nrows++;
@@ -504,7 +551,17 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 							       ch_hash(&addr, 8, mid)));
 		loc = idmap_get(&l.locs, fkey);
 		if (!loc) {
-			if ((rc = aggregate_import_function(l.a, f[2], f[3], &fn)) ||
+			/*
+			 * A function is its name in its module: a window whose debug
+			 * info was not read yet names the module, a later one the
+			 * source file - the same function all the same.
+			 */
+			uint32_t mi = idmap_get(&l.maps, mid);
+			size_t nm;
+			const struct agg_mapping *am = aggregate_mappings(l.a, &nm);
+			const char *file = mi && mi <= nm && am[mi - 1].file[0] ? am[mi - 1].file : f[3];
+
+			if ((rc = aggregate_import_function(l.a, f[2], file, &fn)) ||
 			    (rc = aggregate_import_location(l.a, idmap_get(&l.maps, mid), addr, fn,
 							    &loc)) ||
 			    (rc = idmap_put(&l.locs, fkey, loc)))
@@ -528,10 +585,15 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 		uint64_t w[PMUTOP_MAX_EVENTS] = { 0 };
 
 		w[rows[i].ev] = rows[i].value;
-		rc = aggregate_import_stack(l.a, 0, s ? s->locs : NULL, s ? s->n : 0,
-					    rows[i].samples, w, nev ? nev : 1);
+		rc = aggregate_import_stack(l.a, by ? (uint32_t)rows[i].by + 1 : 0,
+					    s ? s->locs : NULL, s ? s->n : 0, rows[i].samples, w,
+					    nev ? nev : 1);
 		if (rc)
 			goto out;
+	}
+	for (size_t b = 0; b < nby; b++) {
+		aggregate_set_thread_name(l.a, (uint32_t)b + 1, byv[b]);
+		aggregate_set_thread_process(l.a, (uint32_t)b + 1, (uint32_t)b + 1, byv[b]);
 	}
 	{
 		struct agg_info *info = aggregate_info(l.a);
@@ -540,10 +602,13 @@ int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *
 		info->duration_ns = tmax > tmin ? tmax - tmin : 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (stats)
+	if (stats) {
 		*stats = (struct ch_load_stats){ .windows = windows, .hosts = hosts, .rows = nrows,
 			.stacks = l.nst, .seconds = (double)(t1.tv_sec - t0.tv_sec) +
-			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9 };
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9, .by_values = byv, .nby = nby };
+		byv = NULL;
+		nby = 0;
+	}
 	*out = l.a;
 	l.a = NULL;
 	rc = 0;
@@ -555,6 +620,10 @@ out:
 		free(l.st[i].locs);
 	free(l.st);
 	free(rows);
+	for (size_t i = 0; i < nby; i++)
+		free(byv[i]);
+	free(byv);
+	ch_buf_free(&byx);
 	idmap_free(&l.maps);
 	idmap_free(&l.locs);
 	ch_buf_free(&l.where);

@@ -625,6 +625,11 @@ static const struct cli_option opts_table[] = {
 	  .help = "with --push: windows the server cannot take yet, beyond --push-queue, wait "
 		  "in DIR (ours, mode 0700; one file per window) and are sent first when it answers, "
 		  "also by a later run" },
+	{ .name = "by", .arg = "LABEL", .handle = h_file, .off = F(by), .group = CLI_GROUP_VIEW,
+	  .verbs = PLAIN_RECORD,
+	  .help = "with --load clickhouse://...: the fleet's top view, one row per value of "
+		  "LABEL (host, comm, thread, pid, or a --label key such as service): its share, "
+		  "samples and hottest function" },
 	{ .name = "push-queue", .arg = "N", .handle = h_unsigned, .off = F(push_queue), .min = 1,
 	  .max = 100000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
 	  .help = "with --push: windows kept in memory while the server is down or slow "
@@ -1064,6 +1069,11 @@ static int check_conflicts(struct cli_ctx *c)
 		snprintf(err, errlen, "--kernel and --user-only are exclusive: give one");
 		return -EINVAL;
 	}
+	if (o->by && (!o->load || !ch_url_is(o->load) || o->dump || o->top || o->annotate)) {
+		snprintf(err, errlen, "--by makes the fleet's per-label table of --load "
+			 "clickhouse://...: give that, without --dump, --top or --annotate");
+		return -EINVAL;
+	}
 	if (o->load) {
 		if (o->pid || o->cmd) {
 			snprintf(err, errlen, "--load shows a saved profile: give it without -p PID or a command");
@@ -1224,6 +1234,8 @@ int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mod
 	}
 	if (o->stacks || o->http)
 		*mode = MODE_RECORD;  /* one-shot and server modes: never the live view */
+	else if (o->load && o->by)
+		*mode = MODE_LOAD_TABLE;
 	else if (o->load)
 		*mode = !o->annotate && (o->top || (stdout_tty && !o->no_tui && !o->dump))
 			? MODE_LOAD_TOP : MODE_LOAD_TABLE;

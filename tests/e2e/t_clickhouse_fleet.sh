@@ -11,6 +11,8 @@
 #     (count and samples);
 #   - --load clickhouse://...?host=alpha gives alpha's samples, the fleet's
 #     gives both, written to pprof and read by go tool pprof;
+#   - --by host: one row per agent with its samples and hottest function;
+#     --by service: one row; --by on a file refused;
 #   - a window sent twice (a spool sent again by a second run) counts once;
 #   - a spool directory not ours is refused; a full spool (a 24 KiB tmpfs):
 #     windows dropped and counted, exit 1, the local profile still written,
@@ -84,6 +86,20 @@ rall=$(pprof -comments rall.pb.gz 2>/dev/null | sed -n 's/^pmutop: samples=\([0-
 share=$(cum_share rall.pb.gz J_expect_18_18)
 info "reader: alpha $ra, fleet $rall samples (local $total_local); J_expect_18_18 ${share}%"
 awk -v s="$share" 'BEGIN { exit !(s > 14 && s < 23) }' || { info "J's share off"; ERRS=$((ERRS + 1)); }
+# The fleet's top view: one row per host, its share and hottest function.
+run_pmutop by --load "$URL" --by host
+show by.out 4
+for h in alpha beta; do
+	read -r _ share smp hot _ < <(grep "^$h " by.out)
+	want=$(sum_local $h)
+	[[ $smp == "$want" && $hot == J_expect_18_18 ]] ||
+		{ info "--by host, $h: ${smp:-?} samples (want $want), hottest ${hot:-?}"; ERRS=$((ERRS + 1)); }
+done
+[[ $(grep -c . by.out) == 3 ]] || { info "--by host: want a header and 2 rows"; ERRS=$((ERRS + 1)); }
+run_pmutop bysvc --load "$URL?from=-1h" --by service
+grep -q "^demo  *100.00%  *$total_local  *J_expect_18_18" bysvc.out || { info "--by service"; show bysvc.out; ERRS=$((ERRS + 1)); }
+run_pmutop byfile --load ra.pb.gz --by host
+(( RC == 2 )) && grep -q "by makes the fleet's per-label table" byfile.err || { info "--by on a file: exit $RC"; ERRS=$((ERRS + 1)); }
 run_pmutop rnone --load "$URL?host=nosuch"
 (( RC == 1 )) && grep -q "nothing in .* matches host=nosuch" rnone.err || { info "no match: exit $RC"; ERRS=$((ERRS + 1)); }
 run_pmutop rbad --load "$URL?from=yesterday"

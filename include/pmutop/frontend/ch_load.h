@@ -21,15 +21,25 @@ struct aggregate;
 struct ch_load_stats {
 	unsigned long long windows, hosts, rows, stacks;
 	double seconds;             /* wall time of the load */
+	/*
+	 * With a by label: its values, by_values[i] for the stacks of thread
+	 * (and pid) i + 1 in the aggregate; freed with ch_load_stats_free().
+	 */
+	char **by_values;
+	size_t nby;
 };
+void ch_load_stats_free(struct ch_load_stats *st);
 
 /*
- * Read url's slice into a new aggregate (*out). Returns 0; -EINVAL (a bad
+ * Read url's slice into a new aggregate (*out). by (may be NULL): a label
+ * (host, comm, thread, pid, or a --label key) whose values become the
+ * aggregate's processes and threads (pid = tid = value's index + 1; see
+ * ch_load_stats.by_values), for a per-label view (--by). Returns 0; -EINVAL (a bad
  * URL or query key: the reason in err), -ENOENT (nothing matched),
  * -EIO (the server failed or did not answer: its message in err), -ENOMEM.
  * stats may be NULL.
  */
-int ch_load_read(const char *url, struct aggregate **out, struct ch_load_stats *stats,
-		 char *err, size_t errlen);
+int ch_load_read(const char *url, const char *by, struct aggregate **out,
+		 struct ch_load_stats *stats, char *err, size_t errlen);
 
 #endif

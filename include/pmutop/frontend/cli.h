@@ -81,6 +81,7 @@ struct pmutop_opts {
 	const char *push;        /* --push clickhouse://...: every window into ClickHouse (push.h) */
 	const char *labels[CLI_MAX_LABELS]; /* --label KEY=VALUE, checked */
 	size_t nlabels;
+	const char *by;          /* --by LABEL: --load clickhouse:// per label value */
 	const char *spool;       /* --spool DIR: windows the server could not take yet */
 	unsigned push_queue;     /* --push-queue N windows in memory; 0 = default (16) */
 	size_t max_memory;       /* --max-memory: the profile's memory budget in bytes; 0 = default */
