@@ -16,6 +16,9 @@
 #     the per-minute roll-up view), replication replaced by the plain
 #     engines, on two shards of the test server: three agents' samples
 #     reach both shards, and the reader and the roll-up add up to them;
+#   - a connection closed mid-insert (a proxy drops the server's answer to
+#     the first samples INSERT): the window is sent again, counted, and the
+#     reader still counts it once;
 #   - a refused connection: the run goes on, the local profile is written,
 #     the window is counted dropped (no --spool) and the status says so;
 #   - a server answering garbage (not HTTP; HTTP but not ClickHouse):
@@ -149,6 +152,67 @@ cl=$(pprof -comments cl.pb.gz 2>/dev/null | sed -n 's/^pmutop: samples=\([0-9]*\
 info "cluster: $nst statements; 3 agents $csum samples; shards $s1 + $s2; roll-up $rolled_local; reader ${cl:-?}"
 [[ $((s1 + s2)) == "$csum" && $cl == "$csum" && $rolled_local == "$csum" ]] ||
 	{ info "cluster: totals differ"; show cl.err 3; ERRS=$((ERRS + 1)); }
+
+# A connection that closes mid-insert: a proxy hands the first samples
+# INSERT to the server and closes the connection before the answer - the
+# rows are in, the agent cannot know: it sends the window again (counted),
+# and the reader counts it once.
+read -r pport _ < <(ch_ports)
+python3 - "$pport" "$CH_HTTP" >proxy.log 2>&1 <<'PY' &
+import socket, sys, threading
+lport, dport = int(sys.argv[1]), int(sys.argv[2])
+dropped = [False]
+def pipe(c):
+    s = socket.create_connection(("127.0.0.1", dport))
+    first = c.recv(65536)
+    drop = b"INSERT%20INTO" in first and b"pmutop_samples_v1" in first and not dropped[0]
+    s.sendall(first)
+    def up():
+        try:
+            while True:
+                d = c.recv(65536)
+                if not d: break
+                s.sendall(d)
+        except OSError: pass
+    threading.Thread(target=up, daemon=True).start()
+    while True:
+        d = s.recv(65536)
+        if not d: break
+        if drop:
+            dropped[0] = True
+            print("dropped the answer to a samples INSERT", flush=True)
+            break
+        c.sendall(d)
+    for k in (c, s):
+        try: k.shutdown(socket.SHUT_RDWR)
+        except OSError: pass
+        k.close()
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", lport)); l.listen(16)
+while True:
+    c, _ = l.accept()
+    threading.Thread(target=pipe, args=(c,), daemon=True).start()
+PY
+E2E_BG_PIDS+=("$!")
+for _ in $(seq 50); do
+	python3 -c "import socket; socket.create_connection(('127.0.0.1', $pport))" 2>/dev/null && break
+	sleep 0.1
+done
+run_pmutop midinsert -e task-clock --period 1000000 --dump-every 1 --dump mid/ \
+	--push "clickhouse://127.0.0.1:$pport/fleet3" --label host=mid -- "$W/shares" 2
+show midinsert.err 8
+mid_local=0
+for f in mid/*.pb.gz; do
+	n=$(pprof -comments "$f" 2>/dev/null | sed -n 's/^pmutop: samples=\([0-9]*\) .*/\1/p')
+	mid_local=$((mid_local + ${n:-0}))
+done
+run_pmutop midload --load "clickhouse://127.0.0.1:$CH_HTTP/fleet3" --dump mid.pb.gz
+mid_ch=$(pprof -comments mid.pb.gz 2>/dev/null | sed -n 's/^pmutop: samples=\([0-9]*\) .*/\1/p')
+info "closed mid-insert: local $mid_local samples, reader ${mid_ch:-?}"
+grep -q "dropped the answer" proxy.log && (( RC == 0 )) &&
+	grep -q "0 dropped, [1-9][0-9]* retries (1 sent again after an unknown outcome)" midinsert.err &&
+	[[ $mid_ch == "$mid_local" ]] ||
+	{ info "closed mid-insert: want one re-send and the reader equal to the local windows"; ERRS=$((ERRS + 1)); }
 ch_stop
 
 # Nothing listens: the run goes on, the profile is written, the window dropped (counted).
