@@ -47,6 +47,7 @@ struct item {
 	uint64_t seq;
 	struct ch_batch b;
 	unsigned fails5xx;
+	bool waited;          /* counted in queued */
 };
 
 struct push {
@@ -474,6 +475,10 @@ static void *worker_main(void *arg)
 			if (attempted && st != CH_UNREACHABLE)
 				p->resent++; /* its rows may have arrived: the same rows go again */
 			snprintf(p->last_err, sizeof(p->last_err), "%s", err);
+			if (it && !it->waited) {
+				it->waited = true;
+				p->queued++;
+			}
 			if (it) {
 				it->next = p->head;
 				p->head = it;
@@ -632,8 +637,10 @@ int push_window(struct push *p, const struct aggregate *a, FILE *log)
 		goto drop;
 	}
 	pthread_mutex_lock(&p->mu);
-	if (p->head || p->nspool || p->need_schema)
+	if (p->head || p->nspool || p->need_schema) {
+		it->waited = true;
 		p->queued++; /* others wait before it: the server is slow or down */
+	}
 	if (p->tail)
 		p->tail->next = it;
 	else
