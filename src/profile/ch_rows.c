@@ -463,8 +463,10 @@ char *ch_rows_ddl(const char *db, unsigned i, int *end)
 		"host String, pid UInt32, comm String, tid UInt32, thread String, "
 		"labels Nested(key String, value String), event String, unit String, "
 		"stack_id UInt64, samples UInt64, value UInt64) "
+		/* the key is a row's identity: exited threads folded by name share
+		 * tid 0, so the thread name is in it */
 		"ENGINE = ReplacingMergeTree() PARTITION BY toDate(ts) "
-		"ORDER BY (host, ts, window_id, event, stack_id, pid, tid)",
+		"ORDER BY (host, ts, window_id, event, stack_id, pid, tid, thread)",
 		"CREATE TABLE IF NOT EXISTS %s." CH_T_STACKS " ("
 		"stack_id UInt64, frames Nested(func String, file String, line Int64, "
 		"mapping_id UInt64, address UInt64)) "

@@ -4,8 +4,8 @@
  * id is the same in two aggregates that hold the same frames (other tids,
  * other windows, other load order) and differs when a frame differs, a
  * stack or mapping is written once across windows sharing a seen set and
- * again after ch_seen_clear, and every sample row names a stack that some
- * batch carried; the DDL statements are CREATE ... IF NOT EXISTS.
+ * again after ch_seen_clear; folded thread groups (tid 0) stay apart in
+ * the table's key by their names; the DDL statements are idempotent.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -158,6 +158,35 @@ static void written_once(void **state)
 	aggregate_free(c);
 }
 
+/*
+ * Exited threads folded by name are records with tids from AGG_TID_GROUP
+ * up; their rows say tid 0, so the table's key must tell them apart by the
+ * thread name (a ReplacingMergeTree keeps one row per key).
+ */
+static void folded_groups_stay_apart(void **state)
+{
+	struct aggregate *a = make(AGG_TID_GROUP + 1, "leaf", false);
+	uint32_t locs[1] = { 3 };
+	uint64_t w[1] = { 7000 };
+	struct ch_batch b;
+	int end;
+	char *sql;
+
+	(void)state;
+	assert_int_equal(aggregate_import_stack(a, AGG_TID_GROUP + 2, locs, 1, 7, w, 1), 0);
+	aggregate_set_thread_name(a, AGG_TID_GROUP + 2, "pool");
+	assert_int_equal(ch_rows_encode(a, 9, &labels, NULL, &b), 0);
+	assert_non_null(strstr(b.samples.p, "\"tid\":0,\"thread\":\"work\\u0009er\""));
+	assert_non_null(strstr(b.samples.p, "\"tid\":0,\"thread\":\"pool\""));
+	sql = ch_rows_ddl("db", 1, &end);
+	assert_non_null(sql);
+	assert_non_null(strstr(sql, CH_T_SAMPLES));
+	assert_non_null(strstr(sql, "ORDER BY (host, ts, window_id, event, stack_id, pid, tid, thread)"));
+	free(sql);
+	ch_batch_free(&b);
+	aggregate_free(a);
+}
+
 static void ddl(void **state)
 {
 	int end = 0;
@@ -183,6 +212,7 @@ int main(void)
 		cmocka_unit_test(escapes_and_labels),
 		cmocka_unit_test(ids_are_stable),
 		cmocka_unit_test(written_once),
+		cmocka_unit_test(folded_groups_stay_apart),
 		cmocka_unit_test(ddl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
