@@ -422,12 +422,13 @@ int ch_load_read(const char *url, const char *by, struct aggregate **out,
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* What matched: windows, hosts, the time covered. */
-	snprintf(tbl, sizeof(tbl), " FROM %s." CH_T_SAMPLES " FINAL WHERE ", l.u.db);
+	/* What matched: windows, hosts, the time covered (duplicates change none: no FINAL). */
+	snprintf(tbl, sizeof(tbl), " FROM %s." CH_T_SAMPLES " WHERE ", l.u.db);
 	if ((rc = sqlf(&l, "SELECT uniqExact(window_id), uniqExact(host), min(start_ns), "
 		       "max(start_ns + duration_ns)", tbl, l.where.p)) ||
 	    (rc = add(&l.sql, " FORMAT TSV") ? -ENOMEM : 0) || (rc = query(&l)))
 		goto out;
+	snprintf(tbl, sizeof(tbl), " FROM %s." CH_T_SAMPLES " FINAL WHERE ", l.u.db);
 	cur = l.resp.p;
 	if (tsv_fields(&cur, f, 8) != 4) {
 		snprintf(err, errlen, "unexpected answer from %s: \"%.60s\"", l.u.host, l.resp.p);
