@@ -1074,6 +1074,12 @@ static int check_conflicts(struct cli_ctx *c)
 			 "clickhouse://...: give that, without --dump, --top or --annotate");
 		return -EINVAL;
 	}
+	if (o->annotate && o->load && ch_url_is(o->load)) {
+		snprintf(err, errlen, "--annotate needs a profile with addresses in files on this "
+			 "machine; a ClickHouse slice has module offsets only: --dump it, or annotate a "
+			 "host's own profile");
+		return -EINVAL;
+	}
 	if (o->load) {
 		if (o->pid || o->cmd) {
 			snprintf(err, errlen, "--load shows a saved profile: give it without -p PID or a command");

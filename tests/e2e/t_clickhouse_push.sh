@@ -48,6 +48,8 @@ bad twoeq "invalid --label" --push clickhouse://127.0.0.1/db --label a=b=c
 bad newline "no newlines" --push clickhouse://127.0.0.1/db --label $'a=b\nc'
 bad column "a column pmutop fills" --push clickhouse://127.0.0.1/db --label pid=3
 bad nopush "apply to --push" --spool sp
+run_pmutop annot --load clickhouse://127.0.0.1/db --annotate main
+(( RC == 2 )) && grep -q "annotate needs a profile with addresses" annot.err || { info "--annotate on a ClickHouse load: exit $RC"; ERRS=$((ERRS + 1)); }
 
 CH_AGENT_PASSWORD='pw-7f3Zq'
 ch_start
