@@ -14,7 +14,7 @@ PMUTOP_OUT ?= pmutop
 PREFIX   ?= /usr/local
 CC       ?= cc
 PKGS     := libunwind-generic libunwind-ptrace libelf libprotobuf-c zlib ncursesw \
-            libdw libmicrohttpd capstone libdebuginfod
+            libdw libmicrohttpd capstone libdebuginfod libcurl
 WERROR   ?= -Werror
 VERSION  := 0.1.0
 

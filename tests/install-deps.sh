@@ -25,6 +25,7 @@ PKGS=(
 	libiberty-dev                        # C++/Rust demangler
 	libcapstone-dev                      # disassembler (--annotate)
 	libmicrohttpd-dev curl               # --http server; its e2e test
+	libcurl4-openssl-dev clickhouse-server clickhouse-client  # --push/--load clickhouse://; a real server in t_clickhouse*.sh
 	libdebuginfod-dev debuginfod dwz strace  # debug files by build-id; a real server in t_debuginfod.sh
 	g++ binutils util-linux              # C++ workload, objcopy, unshare (e2e)
 	time man-db libcap2-bin python3      # /usr/bin/time (peak RSS), man -l, capsh, helpers (e2e)
@@ -38,7 +39,7 @@ case "${1:-}" in
 "") ;;
 build)    PKGS=(gcc make pkg-config libunwind-dev libelf-dev libdw-dev libprotobuf-c-dev
                 protobuf-c-compiler zlib1g-dev libncurses-dev libpfm4-dev libiberty-dev
-                libcapstone-dev libmicrohttpd-dev libdebuginfod-dev) ;;
+                libcapstone-dev libmicrohttpd-dev libdebuginfod-dev libcurl4-openssl-dev) ;;
 fuzz)     PKGS=(clang libclang-rt-14-dev) ;;
 valgrind) PKGS=(valgrind) ;;
 *)

@@ -33,6 +33,7 @@
 #include "pmutop/profile/annotate.h"
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/load.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/pprof_read.h"
 #include "pmutop/frontend/session.h"
@@ -345,7 +346,7 @@ int tui_run(const struct pmutop_opts *o)
 	int rc = 1;
 
 	if (o->load) {
-		if (pprof_read_file(o->load, &t.loaded, err, sizeof(err))) {
+		if (load_profile(o->load, true, &t.loaded, err, sizeof(err))) {
 			fprintf(stderr, "pmutop: %s\n", err);
 			return 1;
 		}

@@ -11,6 +11,7 @@
  */
 #include "pmutop/frontend/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -22,6 +23,7 @@
 #include <strings.h>
 
 #include "pmutop/frontend/cli_doc.h"
+#include "pmutop/frontend/clickhouse.h"
 #include "pmutop/frontend/cli_habits.h"
 #include "pmutop/frontend/duration.h"
 #include "pmutop/profile/aggregate.h"
@@ -237,6 +239,66 @@ static int h_dump_every(struct cli_ctx *c, const struct cli_option *opt, const c
 	(void)opt;
 	return opt_duration(c, "--dump-every", arg, 1, true, 31536000,
 			    "a duration from 1s to 365 days", &c->o->dump_every);
+}
+
+static int h_push(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	struct ch_url u;
+
+	(void)opt;
+	if (ch_url_parse(arg, &u, c->err, c->errlen))
+		return -EINVAL;
+	c->o->push = arg;
+	return 0;
+}
+
+/* Columns of the samples table: not a --label key. */
+static const char *const label_reserved[] = {
+	"window_id", "ts", "start_ns", "duration_ns", "pid", "comm", "tid", "thread", "event",
+	"unit", "stack_id", "samples", "value", "labels", "from", "to", NULL,
+};
+
+static int h_label(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	(void)opt;
+	if (c->o->nlabels == CLI_MAX_LABELS) {
+		snprintf(c->err, c->errlen, "too many --label options (at most %d)", CLI_MAX_LABELS);
+		return -EINVAL;
+	}
+	if (!eq || !klen || klen > 64 || strlen(eq + 1) > 256 || strchr(eq + 1, '=')) {
+		snprintf(c->err, c->errlen, "invalid --label \"%.80s\" (expected KEY=VALUE with one "
+			 "=, e.g. service=db; key up to 64 characters, value up to 256)", arg);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < klen; i++)
+		if (!isalnum((unsigned char)arg[i]) && arg[i] != '_') {
+			snprintf(c->err, c->errlen, "invalid --label key \"%.*s\" (letters, digits "
+				 "and _)", (int)klen, arg);
+			return -EINVAL;
+		}
+	for (const char *v = eq + 1; *v; v++)
+		if ((unsigned char)*v < 0x20 || *v == 0x7f) {
+			snprintf(c->err, c->errlen, "invalid --label value for %.*s: no newlines or "
+				 "control characters", (int)klen, arg);
+			return -EINVAL;
+		}
+	for (size_t i = 0; label_reserved[i]; i++)
+		if (strlen(label_reserved[i]) == klen && !strncmp(arg, label_reserved[i], klen)) {
+			snprintf(c->err, c->errlen, "--label %s: that name is a column pmutop fills "
+				 "itself (host may be set; pid, comm, tid, thread come from the target)",
+				 label_reserved[i]);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < c->o->nlabels; i++)
+		if (!strncmp(c->o->labels[i], arg, klen + 1)) {
+			snprintf(c->err, c->errlen, "--label %.*s given twice", (int)klen, arg);
+			return -EINVAL;
+		}
+	c->o->labels[c->o->nlabels++] = arg;
+	return 0;
 }
 
 static int h_refresh(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
@@ -573,6 +635,31 @@ static const struct cli_option opts_table[] = {
 	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
 	  .help = "with --dump-every: keep the N newest window profiles, remove older ones "
 		  "(default: keep all)" },
+	{ .name = "push", .arg = "URL", .handle = h_push, .group = CLI_GROUP_OUTPUT,
+	  .verbs = PLAIN_RECORD,
+	  .help = "fleet agent: insert every window (--dump-every SEC, or the whole run) into "
+		  "ClickHouse, URL clickhouse://[USER[:PASS]@]HOST[:PORT]/DATABASE (HTTP, port "
+		  "8123; or PMUTOP_CLICKHOUSE_USER/_PASSWORD); the schema is created when missing; "
+		  "sent by a thread of its own, in order, again after a failure (README 'A fleet in "
+		  "ClickHouse')" },
+	{ .name = "label", .arg = "KEY=VALUE", .handle = h_label, .group = CLI_GROUP_OUTPUT,
+	  .verbs = PLAIN_RECORD,
+	  .help = "with --push: a label on every row (service=db, region=eu); repeatable; "
+		  "host=NAME replaces the machine's name" },
+	{ .name = "spool", .arg = "DIR", .handle = h_file, .off = F(spool),
+	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_RECORD,
+	  .help = "with --push: windows the server cannot take yet, beyond --push-queue, wait "
+		  "in DIR (ours, mode 0700; one file per window) and are sent first when it answers, "
+		  "also by a later run" },
+	{ .name = "by", .arg = "LABEL", .handle = h_file, .off = F(by), .group = CLI_GROUP_VIEW,
+	  .verbs = PLAIN_RECORD,
+	  .help = "with --load clickhouse://...: the fleet's top view, one row per value of "
+		  "LABEL (host, comm, thread, pid, or a --label key such as service): its share, "
+		  "samples and hottest function" },
+	{ .name = "push-queue", .arg = "N", .handle = h_unsigned, .off = F(push_queue), .min = 1,
+	  .max = 100000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
+	  .help = "with --push: windows kept in memory while the server is down or slow "
+		  "(default 16); beyond them --spool, else newer windows are dropped (counted)" },
 	{ .name = "max-memory", .arg = "SIZE", .handle = h_max_memory,
 	  .group = CLI_GROUP_OUTPUT, .verbs = SAMPLING,
 	  .help = "memory budget of the profile being built (default 256M; K, M, G): nothing "
@@ -835,7 +922,18 @@ static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--keep applies to --dump-every");
 		return -EINVAL;
 	}
-	if (o->dump_every && (!o->dump || !*o->dump || o->dump[strlen(o->dump) - 1] != '/')) {
+	if ((o->nlabels || o->spool || o->push_queue) && !o->push) {
+		snprintf(err, errlen, "--label, --spool and --push-queue apply to --push");
+		return -EINVAL;
+	}
+	if (o->push && (o->top || o->http || o->stacks)) {
+		snprintf(err, errlen, "--push sends the windows of a batch run: --top, --http and "
+			 "--stacks do not apply");
+		return -EINVAL;
+	}
+	if (o->dump_every && !o->dump && o->push) {
+		/* windows pushed only */
+	} else if (o->dump_every && (!o->dump || !*o->dump || o->dump[strlen(o->dump) - 1] != '/')) {
 		snprintf(err, errlen, "--dump-every writes one file per window: give --dump DIR/ "
 			 "(a directory, with its trailing /)");
 		return -EINVAL;
@@ -1008,6 +1106,17 @@ static int check_conflicts(struct cli_ctx *c)
 		snprintf(err, errlen, "--kernel and --user-only are exclusive: give one");
 		return -EINVAL;
 	}
+	if (o->by && (!o->load || !ch_url_is(o->load) || o->dump || o->top || o->annotate)) {
+		snprintf(err, errlen, "--by makes the fleet's per-label table of --load "
+			 "clickhouse://...: give that, without --dump, --top or --annotate");
+		return -EINVAL;
+	}
+	if (o->annotate && o->load && ch_url_is(o->load)) {
+		snprintf(err, errlen, "--annotate needs a profile with addresses in files on this "
+			 "machine; a ClickHouse slice has module offsets only: --dump it, or annotate a "
+			 "host's own profile");
+		return -EINVAL;
+	}
 	if (o->load) {
 		if (o->pid || o->cmd) {
 			snprintf(err, errlen, "--load shows a saved profile: give it without -p PID or a command");
@@ -1168,6 +1277,8 @@ int cli_mode(const struct pmutop_opts *o, bool stdout_tty, enum pmutop_mode *mod
 	}
 	if (o->stacks || o->http)
 		*mode = MODE_RECORD;  /* one-shot and server modes: never the live view */
+	else if (o->load && o->by)
+		*mode = MODE_LOAD_TABLE;
 	else if (o->load)
 		*mode = !o->annotate && (o->top || (stdout_tty && !o->no_tui && !o->dump))
 			? MODE_LOAD_TOP : MODE_LOAD_TABLE;

@@ -21,6 +21,7 @@
 #include "pmutop/profile/term_text.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/dump.h"
+#include "pmutop/frontend/push.h"
 #include "pmutop/target/proc.h"
 #include "pmutop/frontend/session.h"
 #include "pmutop/frontend/windows.h"
@@ -274,6 +275,7 @@ int record_run(const struct pmutop_opts *o)
 	struct session *s;
 	struct session_status st;
 	struct windows *w = NULL;
+	struct push *push = NULL;
 	char err[768] = "", title[1024] = "";
 	int rc = 0;
 
@@ -285,12 +287,20 @@ int record_run(const struct pmutop_opts *o)
 		windows_free(w);
 		return 2;
 	}
+	if (o->push && !(push = push_new(o, stderr, err, sizeof(err)))) {
+		fprintf(stderr, "pmutop: %s\n", err);
+		windows_free(w);
+		return 2;
+	}
+	if (w && push)
+		windows_set_push(w, push);
 	if (o->dump && !o->cmd)
 		run_title(o, title, sizeof(title)); /* while the target still runs */
 	s = session_start(o, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "pmutop: %s\n", err);
 		windows_free(w);
+		push_free(push);
 		return 1;
 	}
 	if (!o->quiet)
@@ -313,6 +323,13 @@ int record_run(const struct pmutop_opts *o)
 	if (w) {
 		if (windows_finish(w, s, stderr))
 			rc = 1;
+	} else if (push) {
+		push_window(push, session_aggregate(s), stderr); /* the whole run: one window */
+	}
+	if (push && push_finish(push, 10.0, o->quiet, stderr))
+		rc = 1;
+	if (w) {
+		/* written above */
 	} else if (o->dump) {
 		if (o->cmd)
 			run_title(o, title, sizeof(title));
@@ -328,12 +345,13 @@ int record_run(const struct pmutop_opts *o)
 			rc = 1;
 		if (fflush(stdout) && errno != EPIPE)
 			rc = 1;
-	} else if (!o->dump && print_table(o, s, &st)) {
+	} else if (!o->dump && !o->dump_every && print_table(o, s, &st)) {
 		rc = 1;
 	}
 	print_exit(o, st.exit_status, stderr);
 	session_free(s);
 	windows_free(w);
+	push_free(push);
 	/* Output lost to a reader that went away: 141 (broken_pipe.h). */
 	rc = broken_pipe_exit_status(rc);
 	/* Transparent like time(1): the command's status unless pmutop failed. */

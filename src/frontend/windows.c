@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/push.h"
 #include "pmutop/frontend/session.h"
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/pprof.h"
@@ -33,6 +34,7 @@ struct windows {
 	int pid;
 	FILE *log;
 	int rc;
+	struct push *push;    /* --push: each window also goes there */
 };
 
 struct windows *windows_new(const struct pmutop_opts *o, char *err, size_t errlen)
@@ -40,6 +42,8 @@ struct windows *windows_new(const struct pmutop_opts *o, char *err, size_t errle
 	struct windows *w;
 	struct stat st;
 
+	if (!o->dump) /* --push alone: no files */
+		goto alloc;
 	if (strlen(o->dump) >= sizeof(w->dir)) {
 		snprintf(err, errlen, "--dump directory name too long");
 		return NULL;
@@ -59,14 +63,20 @@ struct windows *windows_new(const struct pmutop_opts *o, char *err, size_t errle
 			 strerror(errno));
 		return NULL;
 	}
+alloc:
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	w->o = o;
-	snprintf(w->dir, sizeof(w->dir), "%s", o->dump);
+	snprintf(w->dir, sizeof(w->dir), "%s", o->dump ? o->dump : "");
 	return w;
+}
+
+void windows_set_push(struct windows *w, struct push *p)
+{
+	w->push = p;
 }
 
 /* "python3" from "/usr/bin/python3 -u x.py": a file-name-safe target name. */
@@ -110,6 +120,10 @@ static int write_window(void *arg, const struct aggregate *a)
 	struct tm tm;
 	char **nk;
 
+	if (w->push)
+		push_window(w->push, a, w->log); /* queued; a drop is counted and said there */
+	if (!w->o->dump)
+		return 0;
 	gmtime_r(&sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	snprintf(path, sizeof(path), "%s%s-%d-%s.%03uZ.pb.gz", w->dir, w->name, w->pid, stamp,
@@ -171,7 +185,7 @@ int windows_finish(struct windows *w, struct session *s, FILE *log)
 {
 	w->log = log;
 	/* The last window, partial: after session_stop() there is nothing to drain. */
-	if (write_window(w, session_aggregate(s)) == 0 && log && !w->o->quiet)
+	if (write_window(w, session_aggregate(s)) == 0 && log && !w->o->quiet && w->o->dump)
 		fprintf(log, "pmutop: wrote %llu window profiles into %s (%llu removed by --keep)\n",
 			(unsigned long long)w->written, w->dir, (unsigned long long)w->removed);
 	return w->rc;

@@ -50,6 +50,8 @@ enum cli_verb {
 /* Most processes -p takes (a list, or with --subprocesses their descendants). */
 #define PMUTOP_MAX_PIDS 1024
 #define CLI_MAX_TIDS 64
+/* Most --label KEY=VALUE options. */
+#define CLI_MAX_LABELS 16
 
 struct kallsyms;
 
@@ -77,6 +79,12 @@ struct pmutop_opts {
 	const char *dump;        /* --dump FILE; NULL = print the table */
 	double dump_every;       /* --dump-every SEC: one profile per window into --dump DIR/ */
 	unsigned keep;           /* --keep N window profiles (oldest removed); 0 = all */
+	const char *push;        /* --push clickhouse://...: every window into ClickHouse (push.h) */
+	const char *labels[CLI_MAX_LABELS]; /* --label KEY=VALUE, checked */
+	size_t nlabels;
+	const char *by;          /* --by LABEL: --load clickhouse:// per label value */
+	const char *spool;       /* --spool DIR: windows the server could not take yet */
+	unsigned push_queue;     /* --push-queue N windows in memory; 0 = default (16) */
 	size_t max_memory;       /* --max-memory: the profile's memory budget in bytes; 0 = default */
 	unsigned stack_size;     /* --stack-size bytes copied per sample */
 	bool stack_size_given;   /* --stack-size was given (else pmutop may lower it to fit) */

@@ -5,7 +5,18 @@
 #ifndef PMUTOP_LOAD_H
 #define PMUTOP_LOAD_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+struct aggregate;
 struct pmutop_opts;
+
+/*
+ * Read src into a new aggregate: a pprof file (pprof_read_file), or a
+ * clickhouse:// URL (ch_load_read; a line saying what ClickHouse merged
+ * on stderr unless quiet). 0 or -errno with the reason in err.
+ */
+int load_profile(const char *src, bool quiet, struct aggregate **a, char *err, size_t errlen);
 
 /*
  * Read o->load (pprof_read_file) and print its table on stdout (o->top_rows

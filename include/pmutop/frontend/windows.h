@@ -12,11 +12,13 @@
 #include <stdio.h>
 
 struct pmutop_opts;
+struct push;
 struct session;
 struct windows;
 
 /*
- * Check (and create, mode 0755, when missing) the directory --dump names.
+ * Check (and create, mode 0755, when missing) the directory --dump names
+ * (none with --push alone).
  * Returns NULL with an actionable message in err.
  */
 struct windows *windows_new(const struct pmutop_opts *o, char *err, size_t errlen);
@@ -26,6 +28,9 @@ struct windows *windows_new(const struct pmutop_opts *o, char *err, size_t errle
  * seconds. Returns 0, or 1 when a window could not be written (the message
  * went to log; sampling goes on).
  */
+/* --push: hand every window to p as well (push_window) - or only to p without --dump. */
+void windows_set_push(struct windows *w, struct push *p);
+
 int windows_run(struct windows *w, struct session *s, FILE *log);
 
 /* After session_stop(): the last (partial) window. 0 or 1 as above. */
