@@ -24,6 +24,8 @@ enum dump_format {
 	DUMP_PPROF = 0,  /* gzip-compressed pprof (the default) */
 	DUMP_FOLDED,     /* collapsed stacks for flame graphs (folded.h) */
 	DUMP_HTML,       /* a self-contained flame graph page (flamegraph.h) */
+	DUMP_SVG,        /* an SVG flame graph as flamegraph.pl draws it (svg.h) */
+	DUMP_SPEEDSCOPE, /* speedscope's JSON (speedscope.h) */
 };
 
 /* How a sample's call stack is obtained (--unwind=). */
@@ -95,7 +97,7 @@ struct pmutop_opts {
 	                            being read; < 0: the default (10 s, live view 2 s) */
 	const char *load;        /* --load FILE: show a saved pprof profile */
 	const char *annotate;    /* --annotate FUNC: its instruction listing instead of the table */
-	enum dump_format format; /* --format pprof|folded|html, else from --dump's extension */
+	enum dump_format format; /* --format pprof|folded|html|svg|speedscope, else from --dump's extension */
 	bool format_given;       /* --format was given (the extension is not consulted) */
 	bool dump_ext_unknown;   /* --dump's extension names no format (dump_check() decides) */
 	const char *diff_base;   /* --diff-base OLD: a differential flame graph against it */
@@ -177,6 +179,9 @@ const struct cli_option *cli_option_at(size_t i);
  * or -EINVAL with err listing the formats for any other extension.
  */
 int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen);
+
+/* --format's name of f ("pprof", "folded", "html", "svg", "speedscope"). */
+const char *cli_format_name(enum dump_format f);
 /* Whether verb takes opt. */
 bool cli_option_in(const struct cli_option *opt, enum cli_verb verb);
 
