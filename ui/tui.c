@@ -230,7 +230,7 @@ static void loop(struct tui *t)
  */
 static struct session *start_session(const struct pmutop_opts *o, char *err, size_t errlen)
 {
-	int saved[3] = { -1, -1, -1 }, nul = -1, fd;
+	int saved[3] = { -1, -1, -1 }, nul = -1, fd, e;
 	struct session *s;
 
 	if (o->cmd) {
@@ -247,6 +247,7 @@ static struct session *start_session(const struct pmutop_opts *o, char *err, siz
 		}
 	}
 	s = session_start(o, err, errlen);
+	e = errno; /* session_start_exit_status() */
 	if (o->cmd) {
 		for (fd = 0; fd < 3; fd++) {
 			if (saved[fd] >= 0) {
@@ -256,6 +257,7 @@ static struct session *start_session(const struct pmutop_opts *o, char *err, siz
 		}
 		close(nul);
 	}
+	errno = e;
 	return s;
 }
 
@@ -358,8 +360,10 @@ int tui_run(const struct pmutop_opts *o)
 		}
 		t.s = start_session(o, err, sizeof(err));
 		if (!t.s) {
+			int status = session_start_exit_status(errno);
+
 			fprintf(stderr, "pmutop: %s\n", err);
-			return 1;
+			return status;
 		}
 	}
 	t.m = model_new();

@@ -246,9 +246,11 @@ int record_run(const struct pmutop_opts *o)
 		run_title(o, title, sizeof(title)); /* while the target still runs */
 	s = session_start(o, err, sizeof(err));
 	if (!s) {
+		int status = session_start_exit_status(errno);
+
 		fprintf(stderr, "pmutop: %s\n", err);
 		windows_free(w);
-		return 1;
+		return status;
 	}
 	if (!o->quiet)
 		session_print_notes(s, stderr);

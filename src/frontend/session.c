@@ -102,6 +102,7 @@ struct session {
 	pid_t pid;
 	bool launched, child_running, stopped;
 	int exit_status;
+	int exec_errno;                  /* the launched command's exec error (0: none) */
 	struct module_cache *modules;
 	struct process_table *procs;     /* every process followed (process.h) */
 	struct maps *maps;               /* the first target's, for --unwind=ptrace */
@@ -1327,7 +1328,10 @@ static int release_command(struct session *s, int *go_fd, int *status_fd, char *
 	*go_fd = -1;
 	/* EOF: exec succeeded (the pipe is close-on-exec); else its errno. */
 	if (read(*status_fd, &e, sizeof(e)) == sizeof(e)) {
-		snprintf(err, errlen, "cannot run %s: %s", s->o->cmd[0], strerror(e));
+		/* A shell's words: "not found" for a name searched in PATH. */
+		snprintf(err, errlen, e == ENOENT && !strchr(s->o->cmd[0], '/') ?
+			 "%s: command not found" : "cannot run %s: %s", s->o->cmd[0], strerror(e));
+		s->exec_errno = e;
 		return -1;
 	}
 	close(*status_fd);
@@ -1390,6 +1394,7 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
+		errno = 0;
 		return NULL;
 	}
 	s->o = o;
@@ -1430,8 +1435,18 @@ fail:
 		close(go_fd); /* the child reads EOF and exits without exec */
 	if (status_fd >= 0)
 		close(status_fd);
-	session_free(s);
+	{
+		int e = s->exec_errno;
+
+		session_free(s);
+		errno = e; /* session_start_exit_status() reads it */
+	}
 	return NULL;
+}
+
+int session_start_exit_status(int e)
+{
+	return e == ENOENT ? 127 : e ? 126 : 1;
 }
 
 static void set_state(struct session *s, enum session_state st, const char *why)
