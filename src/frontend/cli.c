@@ -1007,6 +1007,11 @@ static int check_conflicts(struct cli_ctx *c)
 		snprintf(err, errlen, "-a profiles every process already: drop -p");
 		return -EINVAL;
 	}
+	if (!o->pid && !o->cmd && !o->ntids && !o->system_wide && o->http) {
+		snprintf(err, errlen, "--http serves profiles of a running process: give -p PID "
+			 "(e.g. pmutop --http %s -p $(pidof SERVER))", o->http);
+		return -EINVAL;
+	}
 	if (!o->pid && !o->cmd && !o->ntids && !o->system_wide) {
 		snprintf(err, errlen, "nothing to profile: give -p PID, -- COMMAND, -a or --load FILE "
 			 "(see --help)");

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/debuginfod.h"
@@ -290,6 +291,10 @@ int process_table_add_root(struct process_table *t, pid_t pid, bool empty, char 
 		t->loading = NULL;
 		if (r) {
 			maps_free(m);
+			/* As root, proc_check_target() says what really refused it. */
+			if ((r == -EACCES || r == -EPERM) && geteuid() == 0 &&
+			    proc_check_target(pid, err, errlen))
+				return r;
 			snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)pid, strerror(-r),
 				 r == -EACCES || r == -EPERM ? " (reading another user's process "
 				 "needs root or CAP_SYS_PTRACE)" : "");

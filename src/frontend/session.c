@@ -896,7 +896,14 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 				 ev->name, proc_kernel_sampling_hint(why, sizeof(why)));
 			return r;
 		}
-		r = proc_explain_perf_error(-r, getpid(), ev->name, err, errlen);
+		{
+			/* Named as perf spells it: the hint is a perf command to paste. */
+			char pname[64];
+
+			r = proc_explain_perf_error(-r, getpid(),
+						    events_perf_name(ev->name, pname, sizeof(pname)),
+						    err, errlen);
+		}
 		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
 			size_t l = strlen(err);
 			snprintf(err + l, errlen - l, " (pmutop --list-events shows what opens here)");
@@ -1411,6 +1418,14 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	if (s->note[0])
 		add_note(s, "%s", s->note);
 	s->event = s->events[0];
+	if (o->period_asked && !o->freq) {
+		bool ns = s->event.unit && !strcmp(s->event.unit, "nanoseconds");
+
+		add_note(s, "--period %llu is shorter than %s can be sampled at (kernel."
+			 "perf_event_max_sample_rate): using %llu%s",
+			 (unsigned long long)o->period_asked, s->event.name,
+			 (unsigned long long)o->period, ns ? " ns" : "");
+	}
 	if (start_target(s, &go_fd, &status_fd, err, errlen) ||
 	    build_pipeline(s, err, errlen) ||
 	    add_targets(s, err, errlen))

@@ -93,6 +93,24 @@ const struct pmu_event *events_builtin(size_t i)
 	return i < ARRAY_SIZE(builtin) ? &builtin[i] : NULL;
 }
 
+const char *events_perf_name(const char *name, char *buf, size_t len)
+{
+	size_t base = strcspn(name, ":");
+
+	/* pmutop's camelCase names (branchMisses) have perf's spelling as an alias. */
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++) {
+		const char *c = aliases[i].canonical;
+
+		if (strlen(c) == base && !strncmp(name, c, base) && strchr(aliases[i].spelling, '-') &&
+		    strcspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") < base) {
+			snprintf(buf, len, "%s%s", aliases[i].spelling, name + base);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%s", name);
+	return buf;
+}
+
 const char *events_alias(size_t i)
 {
 	if (i < ARRAY_SIZE(aliases))

@@ -73,6 +73,9 @@ struct pmutop_opts {
 	bool dump_split;         /* --dump-split: one pprof file per event */
 	bool event_given;        /* -e was given (no silent fallback then) */
 	uint64_t period;         /* --period; 0 = event's preset */
+	uint64_t period_asked;   /* the --period resolve raised for a default event the
+	                            session may yet replace by a clock (0: none): the
+	                            session's note names the event that got it */
 	uint64_t freq;           /* -F HZ; 0 = use a period */
 	double duration;         /* --duration seconds; 0 = until exit/signal */
 	const char *dump;        /* --dump FILE; NULL = print the table */
