@@ -115,6 +115,22 @@ static int h_unsigned(struct cli_ctx *c, const struct cli_option *opt, const cha
 	return 0;
 }
 
+static int h_rows(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (!strcmp(arg, "all")) {
+		c->o->rows_all = true;
+		c->o->top_rows = 0;
+		return 0;
+	}
+	c->o->rows_all = false;
+	return h_unsigned(c, opt, arg);
+}
+
+double cli_rows_min_cum(const struct pmutop_opts *o)
+{
+	return o->top_rows || o->rows_all ? 0 : CLI_ROWS_MIN_CUM;
+}
+
 static int h_file(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	if (!*arg) {
@@ -603,9 +619,11 @@ static const struct cli_option opts_table[] = {
 	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_RECORD,
 	  .help = "write the table to FILE (default: stdout when attached with -p, stderr when "
 		  "running a command, so the command's own output stays as it is)" },
-	{ .name = "rows", .arg = "N", .handle = h_unsigned, .off = F(top_rows), .min = 1,
+	{ .name = "rows", .arg = "N|all", .handle = h_rows, .off = F(top_rows), .min = 1,
 	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
-	  .help = "rows of the table printed without --dump (default: all)" },
+	  .help = "rows of the table printed without --dump: the top N, or all (default: "
+		  "functions under 0.5% of the total are hidden, as go tool pprof -top does, "
+		  "with a line saying how many)" },
 	{ .name = "quiet", .short_name = 'q', .handle = h_flag, .off = F(quiet),
 	  .group = CLI_GROUP_OUTPUT,
 	  .help = "no summary or notes on stderr" },

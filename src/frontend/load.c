@@ -46,7 +46,7 @@ int load_run(const struct pmutop_opts *o)
 	} else if (o->dump) {
 		/* converted: no table */
 	} else if (top_table_build(a, 0, TOP_SORT_FLAT, &t) == 0) {
-		top_table_print(&t, stdout, o->top_rows, info->event_unit);
+		top_table_print(&t, stdout, o->top_rows, cli_rows_min_cum(o), info->event_unit);
 		top_table_free(&t);
 	} else {
 		fprintf(stderr, "pmutop: out of memory\n");

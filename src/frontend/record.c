@@ -212,7 +212,7 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 	}
 	print_processes_table(o, session_aggregate(s), out, st->event.unit);
 	if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
-		top_table_print(&t, out, o->top_rows, st->event.unit);
+		top_table_print(&t, out, o->top_rows, cli_rows_min_cum(o), st->event.unit);
 		top_table_free(&t);
 	}
 	if (fflush(out) && errno != EPIPE) {

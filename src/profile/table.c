@@ -428,24 +428,46 @@ static void extra_legend(const struct top_table *t, const struct extra_cols *x, 
 	fprintf(out, "\n");
 }
 
-void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
+/* Whether row r is under the min_cum cut (pprof's node fraction). */
+static bool cut_row(const struct top_table *t, const struct top_row *r, double min_cum)
+{
+	return min_cum > 0 && (double)r->cum < min_cum * (double)t->total;
+}
+
+void top_table_print(const struct top_table *t, FILE *out, size_t max_rows, double min_cum,
 		     const char *unit)
 {
-	size_t shown = t->nrows, i, k;
+	size_t shown = 0, kept = 0, dropped = 0, i, k;
 	const struct time_unit *tu = NULL;
 	char v1[32], v2[32], p1[16], p2[16], p3[16];
 	const char *pct;
 	struct extra_cols x;
 	uint64_t sum = 0;
+	struct top_table view = *t;  /* the printed rows: units and columns fit them */
+	struct top_row *vrows = malloc((t->nrows ? t->nrows : 1) * sizeof(*vrows));
 
-	if (max_rows && max_rows < shown)
-		shown = max_rows;
+	for (i = 0; i < t->nrows; i++) {
+		if (vrows && cut_row(t, &t->rows[i], min_cum)) {
+			dropped++;
+			continue;
+		}
+		kept++;
+		if (!max_rows || shown < max_rows) {
+			if (vrows)
+				vrows[shown] = t->rows[i];
+			shown++;
+		}
+	}
+	if (vrows)
+		view.rows = vrows;
+	view.nrows = shown;
+#define ROW(j) (&view.rows[j])
 	if (is_nanoseconds(unit))
-		tu = time_output_unit(t, shown, -1);
+		tu = time_output_unit(&view, shown, -1);
 	for (i = 0; i < shown; i++)
-		sum += t->rows[i].flat;
+		sum += ROW(i)->flat;
 	if (t->nevents > 1)
-		extra_setup(t, shown, &x);
+		extra_setup(&view, shown, &x);
 
 	pct = format_percent(sum, t->total, p1, sizeof(p1));
 	while (*pct == ' ')
@@ -455,8 +477,13 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n",
 		format_value(sum, unit, tu, v1, sizeof(v1)), pct,
 		format_value(t->total, unit, tu, v2, sizeof(v2)));
-	if (t->total && shown < t->nrows)
-		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, t->nrows);
+	if (dropped)
+		fprintf(out, "Dropped %zu nodes (cum < %s, %.1f%% of the total; --rows all shows "
+			"them)\n", dropped,
+			format_value((uint64_t)(min_cum * (double)t->total), unit, tu, v1, sizeof(v1)),
+			100 * min_cum);
+	if (t->total && shown < kept)
+		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, kept);
 	if (t->nevents > 1)
 		extra_legend(t, &x, out);
 	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%", "flat", "flat", "sum", "cum", "cum");
@@ -472,7 +499,7 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 
 	sum = 0;
 	for (i = 0; i < shown; i++) {
-		const struct top_row *r = &t->rows[i];
+		const struct top_row *r = ROW(i);
 
 		sum += r->flat;
 		fprintf(out, "%10s %s %s %10s %s",
@@ -501,4 +528,6 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 		term_fputs(r->name, out); /* a target's symbol may hold escape sequences */
 		fputc('\n', out);
 	}
+#undef ROW
+	free(vrows);
 }

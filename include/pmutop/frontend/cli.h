@@ -86,7 +86,9 @@ struct pmutop_opts {
 	bool stack_size_given;   /* --stack-size was given (else pmutop may lower it to fit) */
 	unsigned max_depth;      /* --max-depth frames */
 	unsigned mmap_pages;     /* --mmap-pages per CPU buffer; 0 = auto */
-	unsigned top_rows;       /* --rows in the text table; 0 = all */
+	unsigned top_rows;       /* --rows N in the text table; 0: not given */
+	bool rows_all;           /* --rows all: every row; neither: rows under 0.5% of the
+	                            total hidden, as go tool pprof -top (CLI_ROWS_MIN_CUM) */
 	bool kernel;             /* --kernel: kernel frames or an error (default: where allowed) */
 	bool user_only;          /* --user-only: never kernel mode */
 	bool quiet;              /* -q: no summary on stderr */
@@ -182,6 +184,12 @@ const struct cli_option *cli_option_at(size_t i);
  * or -EINVAL with err listing the formats for any other extension.
  */
 int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen);
+
+/* The share of the total a function's cum needs to be a row of the default table. */
+#define CLI_ROWS_MIN_CUM 0.005
+
+/* The min_cum of top_table_print() for o's --rows: 0 when --rows N or all was given. */
+double cli_rows_min_cum(const struct pmutop_opts *o);
 
 /* --format's name of f ("pprof", "folded", "html", "svg", "speedscope"). */
 const char *cli_format_name(enum dump_format f);
