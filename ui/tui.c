@@ -33,6 +33,7 @@
 #include "pmutop/profile/annotate.h"
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/frontend/cli.h"
+#include "pmutop/frontend/record.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/pprof_read.h"
 #include "pmutop/frontend/session.h"
@@ -278,12 +279,11 @@ static void finish(struct tui *t)
 	}
 	if (!o->quiet) {
 		session_print_notes(t->s, stderr);
-		/* The run since start, whatever z did; then the window the file holds. */
-		fprintf(stderr, "pmutop: %llu samples of %s in %.1f s from %zu thread%s; lost %llu, "
-			"throttled %llu\n", (unsigned long long)st.total.samples, st.event.name,
-			st.elapsed, st.threads_seen, st.threads_seen == 1 ? "" : "s",
-			(unsigned long long)st.total.lost, (unsigned long long)st.total.throttled);
-		process_stats_print(&st.procs, st.unfollowed_samples, stderr);
+		/*
+		 * The run since start, whatever z did (what a batch run prints: lost
+		 * warning, budget, unwinder); then the window the file holds.
+		 */
+		record_print_summary(t->s, stderr);
 		if (st.resets)
 			fprintf(stderr, "pmutop: since the last reset (z at %.1f s): %llu samples; "
 				"lost %llu, throttled %llu%s\n", st.window_start,

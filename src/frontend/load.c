@@ -4,6 +4,7 @@
  * --dump the profile in another format (a flame graph page, folded).
  */
 #include "pmutop/frontend/load.h"
+#include "pmutop/frontend/record.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ int load_run(const struct pmutop_opts *o)
 		return 1;
 	}
 	info = aggregate_info_const(a);
-	aggregate_threads(a, &nthreads);
+	nthreads = record_threads(a); /* as the recording's summary counts them */
 	if (!o->quiet)
 		fprintf(stderr, "pmutop: %s: %llu samples of %s (%s) from %zu thread%s; lost %llu\n",
 			o->load, (unsigned long long)info->samples, info->event, info->event_unit,

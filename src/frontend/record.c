@@ -24,7 +24,18 @@
 #include "pmutop/unwind/unwind.h"
 #include "pmutop/profile/table.h"
 
-static void print_summary(const struct session *s, FILE *out)
+size_t record_threads(const struct aggregate *a)
+{
+	size_t n, count = 0;
+	const struct agg_thread *t = aggregate_threads(a, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].samples)
+			count += t[i].nthreads ? t[i].nthreads : 1;
+	return count;
+}
+
+void record_print_summary(const struct session *s, FILE *out)
 {
 	const struct agg_info *info = aggregate_info_const(session_aggregate(s));
 	struct session_status st;
@@ -34,6 +45,9 @@ static void print_summary(const struct session *s, FILE *out)
 	fprintf(out, "pmutop: stopped: %s\n", st.why);
 	{
 		char evs[512] = "";
+		/* Threads with samples, as --load of the profile counts them. */
+		size_t nthreads = record_threads(session_aggregate(s));
+
 		for (size_t k = 0; k < st.nevents; k++) {
 			uint64_t period;
 			const struct pmu_event *ev = session_event(s, k, &period);
@@ -44,8 +58,8 @@ static void print_summary(const struct session *s, FILE *out)
 		fprintf(out,
 			"pmutop: %llu samples of %s in %.2f s from %zu thread%s on %u CPU%s; "
 			"lost %llu, throttled %llu\n",
-			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen,
-			st.threads_seen == 1 ? "" : "s", st.ncpus, st.ncpus == 1 ? "" : "s",
+			(unsigned long long)st.samples, evs, st.elapsed, nthreads,
+			nthreads == 1 ? "" : "s", st.ncpus, st.ncpus == 1 ? "" : "s",
 			(unsigned long long)st.lost, (unsigned long long)st.throttled);
 	}
 	if (st.total.pruned || st.total.threads_folded || st.total.leaf_dropped)
@@ -264,7 +278,7 @@ int record_run(const struct pmutop_opts *o)
 	session_stop(s);
 	session_get_status(s, &st);
 	if (!o->quiet)
-		print_summary(s, stderr);
+		record_print_summary(s, stderr);
 	if (st.state == SESSION_FAILED) {
 		fprintf(stderr, "pmutop: %s\n", st.why);
 		rc = 1;

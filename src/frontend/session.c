@@ -1766,6 +1766,7 @@ void session_stop(struct session *s)
 		s->child_running = false;
 	}
 	take_terminal_back(s);
+	process_table_settle(s->procs);
 	sampler_get_stats(s->sampler, &s->last_stats);
 	note_multiplexing(s);
 	sampler_free(s->sampler);
