@@ -86,6 +86,9 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	uint64_t *flat, *cum, sw[PMUTOP_MAX_EVENTS];
 	double scale[PMUTOP_MAX_EVENTS];
 	size_t *mark;          /* per function: index + 1 of the last stack counted */
+	const char **modv;     /* per function: the file of a mapping its code is in */
+	const struct agg_mapping *maps;
+	size_t nm;
 	struct agg_path path = { 0 };
 	const uint32_t *sl;
 	int rc = -ENOMEM;
@@ -98,7 +101,9 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	flat = calloc((nf + 1) * nev, sizeof(*flat));
 	cum = calloc((nf + 1) * nev, sizeof(*cum));
 	mark = calloc(nf + 1, sizeof(*mark));
-	if (!flat || !cum || !mark)
+	modv = calloc(nf + 1, sizeof(*modv));
+	maps = aggregate_mappings(a, &nm);
+	if (!flat || !cum || !mark || !modv)
 		goto out;
 	if (nev > 1) {
 		t->nevents = nev;
@@ -144,6 +149,8 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 				uint32_t f = (l->nlines && l->lines ? l->lines[li].function_id
 								    : l->function_id) - 1;
 
+				if (!modv[f] && l->mapping_id && l->mapping_id <= nm)
+					modv[f] = maps[l->mapping_id - 1].file;
 				if (j == 0 && li == 0)
 					for (k = 0; k < nev; k++)
 						flat[f * nev + k] += sw[k];
@@ -169,6 +176,7 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 		r->function_id = funcs[i].id;
 		r->name = funcs[i].name;
 		r->file = funcs[i].file;
+		r->module = modv[i] && *modv[i] ? modv[i] : funcs[i].file;
 		r->flat = flat[i * nev + (nev == 1 ? 0 : key)];
 		r->cum = cum[i * nev + (nev == 1 ? 0 : key)];
 		for (k = 0; k < t->nevents; k++) {
@@ -182,6 +190,7 @@ out:
 	free(flat);
 	free(cum);
 	free(mark);
+	free(modv);
 	agg_path_free(&path);
 	return rc;
 }

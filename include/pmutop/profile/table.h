@@ -28,6 +28,8 @@ struct top_row {
 	uint32_t function_id;
 	const char *name;
 	const char *file;
+	const char *module; /* the module (mapping's file) its code is in: the live view's
+	                       column, never the source file debug info names in `file` */
 	uint64_t flat;  /* event count with this function as the leaf */
 	uint64_t cum;   /* event count with this function anywhere on the stack */
 	/* Per event of a multi-event table (top_table.nevents > 1): estimates. */
