@@ -437,10 +437,19 @@ static void extra_legend(const struct top_table *t, const struct extra_cols *x, 
 	fprintf(out, "\n");
 }
 
-/* Whether row r is under the min_cum cut (pprof's node fraction). */
+/*
+ * Whether row r is under the min_cum cut (pprof's node fraction); with
+ * several events, under it in every one (a parked thread's function has no
+ * task-clock but all of the offcpu time: it stays).
+ */
 static bool cut_row(const struct top_table *t, const struct top_row *r, double min_cum)
 {
-	return min_cum > 0 && (double)r->cum < min_cum * (double)t->total;
+	if (min_cum <= 0 || (double)r->cum >= min_cum * (double)t->total)
+		return false;
+	for (size_t k = 0; k < t->nevents; k++)
+		if ((double)r->ev_cum[k] >= min_cum * (double)t->ev_total[k] && r->ev_cum[k])
+			return false;
+	return true;
 }
 
 void top_table_print(const struct top_table *t, FILE *out, size_t max_rows, double min_cum,
