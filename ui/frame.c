@@ -16,10 +16,12 @@
 #include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "crt.h"
+#include "pmutop/frontend/record.h"
 #include "pmutop/profile/aggregate.h"
 #include "view.h"
 
@@ -228,15 +230,46 @@ static int unwind_quality(int y, int x, const struct session_counts *c)
 	return x;
 }
 
+static int pid_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Threads and processes with samples: the counts the exit summary, --load
+ * and the process list give (not the counters attached, one per CPU with
+ * -a, nor the processes alive right now). *nprocs is 0 when unknown.
+ */
+static void sampled_counts(const struct aggregate *a, size_t *nthreads, size_t *nprocs)
+{
+	size_t n, k = 0;
+	const struct agg_thread *t = aggregate_threads(a, &n);
+	uint32_t *pids = malloc((n ? n : 1) * sizeof(*pids));
+
+	*nthreads = record_threads(a);
+	*nprocs = 0;
+	if (!pids)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].samples && t[i].pid)
+			pids[k++] = t[i].pid;
+	qsort(pids, k, sizeof(*pids), pid_cmp);
+	for (size_t i = 0; i < k; i++)
+		*nprocs += !i || pids[i] != pids[i - 1];
+	free(pids);
+}
+
 int frame_header(const struct view_ctx *v)
 {
 	const struct agg_info *info = v->info;
 	const struct session_status *st = v->st;
 	char buf[320], val[128], tag[32];
 	int x, attr;
-	size_t nthreads;
+	size_t nthreads, nprocs;
 
-	aggregate_threads(v->agg, &nthreads);
+	sampled_counts(v->agg, &nthreads, &nprocs);
 	state_tag(v, tag, sizeof(tag), &attr);
 	x = frame_put(0, 0, crt_attr(CRT_HEADER_VALUE), "pmutop");
 	snprintf(buf, sizeof(buf), " - %s", v->subject);
@@ -284,12 +317,12 @@ int frame_header(const struct view_ctx *v)
 		if (st->total.threads_folded)
 			x = field(2, x, "folded threads", grouped(st->total.threads_folded, val,
 								  sizeof(val)));
-		/* Attached while sampling; afterwards, those that had samples. */
-		snprintf(val, sizeof(val), "%zu", v->ended ? nthreads : st->threads_attached);
+		/* With samples, as the process list, the exit summary and --load count. */
+		snprintf(val, sizeof(val), "%zu", nthreads);
 		x = field(2, x, "threads", val);
-		/* Children, -p A,B, -a: processes followed now (at the end: ever). */
-		if (st->procs.seen > 1) {
-			snprintf(val, sizeof(val), "%zu", v->ended ? st->procs.seen : st->procs.live);
+		/* Children, -p A,B, -a: the processes the list shows. */
+		if (st->procs.seen > 1 && nprocs) {
+			snprintf(val, sizeof(val), "%zu", nprocs);
 			x = field(2, x, "procs", val);
 		}
 		snprintf(val, sizeof(val), "%.1f%%", st->self_cpu);

@@ -157,7 +157,7 @@ static void draw_row(const struct view_ctx *v, const struct opt_cols *o, int y, 
 {
 	const struct top_row *r = model_row(v->m, i);
 	const char *unit = v->unit;
-	const char *mod = model_basename(r->file);
+	const char *mod = model_basename(r->module ? r->module : r->file);
 	uint64_t total = model_total(v->m);
 	const struct agg_info *info = v->info;
 	char f[16], fp[16], sp[16], c[16], cp[16];

@@ -34,6 +34,7 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/frontend/cli.h"
 #include "pmutop/frontend/load.h"
+#include "pmutop/frontend/record.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/pprof_read.h"
 #include "pmutop/frontend/session.h"
@@ -231,7 +232,7 @@ static void loop(struct tui *t)
  */
 static struct session *start_session(const struct pmutop_opts *o, char *err, size_t errlen)
 {
-	int saved[3] = { -1, -1, -1 }, nul = -1, fd;
+	int saved[3] = { -1, -1, -1 }, nul = -1, fd, e;
 	struct session *s;
 
 	if (o->cmd) {
@@ -248,6 +249,7 @@ static struct session *start_session(const struct pmutop_opts *o, char *err, siz
 		}
 	}
 	s = session_start(o, err, errlen);
+	e = errno; /* session_start_exit_status() */
 	if (o->cmd) {
 		for (fd = 0; fd < 3; fd++) {
 			if (saved[fd] >= 0) {
@@ -257,6 +259,7 @@ static struct session *start_session(const struct pmutop_opts *o, char *err, siz
 		}
 		close(nul);
 	}
+	errno = e;
 	return s;
 }
 
@@ -277,12 +280,11 @@ static void finish(struct tui *t)
 	}
 	if (!o->quiet) {
 		session_print_notes(t->s, stderr);
-		/* The run since start, whatever z did; then the window the file holds. */
-		fprintf(stderr, "pmutop: %llu samples of %s in %.1f s from %zu thread%s; lost %llu, "
-			"throttled %llu\n", (unsigned long long)st.total.samples, st.event.name,
-			st.elapsed, st.threads_seen, st.threads_seen == 1 ? "" : "s",
-			(unsigned long long)st.total.lost, (unsigned long long)st.total.throttled);
-		process_stats_print(&st.procs, st.unfollowed_samples, stderr);
+		/*
+		 * The run since start, whatever z did (what a batch run prints: lost
+		 * warning, budget, unwinder); then the window the file holds.
+		 */
+		record_print_summary(t->s, stderr);
 		if (st.resets)
 			fprintf(stderr, "pmutop: since the last reset (z at %.1f s): %llu samples; "
 				"lost %llu, throttled %llu%s\n", st.window_start,
@@ -359,8 +361,10 @@ int tui_run(const struct pmutop_opts *o)
 		}
 		t.s = start_session(o, err, sizeof(err));
 		if (!t.s) {
+			int status = session_start_exit_status(errno);
+
 			fprintf(stderr, "pmutop: %s\n", err);
-			return 1;
+			return status;
 		}
 	}
 	t.m = model_new();

@@ -118,6 +118,22 @@ static int h_unsigned(struct cli_ctx *c, const struct cli_option *opt, const cha
 	return 0;
 }
 
+static int h_rows(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
+{
+	if (!strcmp(arg, "all")) {
+		c->o->rows_all = true;
+		c->o->top_rows = 0;
+		return 0;
+	}
+	c->o->rows_all = false;
+	return h_unsigned(c, opt, arg);
+}
+
+double cli_rows_min_cum(const struct pmutop_opts *o)
+{
+	return o->top_rows || o->rows_all ? 0 : CLI_ROWS_MIN_CUM;
+}
+
 static int h_file(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	if (!*arg) {
@@ -394,22 +410,37 @@ static int h_mmap_pages(struct cli_ctx *c, const struct cli_option *opt, const c
 	return 0;
 }
 
+/* --format's names (py-spy's flamegraph and raw too), in the order errors list them. */
+static const struct {
+	const char *name;
+	enum dump_format format;
+} format_names[] = {
+	{ "pprof", DUMP_PPROF }, { "folded", DUMP_FOLDED }, { "html", DUMP_HTML },
+	{ "svg", DUMP_SVG }, { "speedscope", DUMP_SPEEDSCOPE },
+	{ "collapsed", DUMP_FOLDED }, { "raw", DUMP_FOLDED }, { "flamegraph", DUMP_SVG },
+};
+
+const char *cli_format_name(enum dump_format f)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (format_names[i].format == f)
+			return format_names[i].name;
+	return "pprof";
+}
+
 static int h_format(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
 {
 	(void)opt;
-	if (!strcmp(arg, "pprof")) {
-		c->o->format = DUMP_PPROF;
-	} else if (!strcmp(arg, "folded") || !strcmp(arg, "collapsed")) {
-		c->o->format = DUMP_FOLDED;
-	} else if (!strcmp(arg, "html")) {
-		c->o->format = DUMP_HTML;
-	} else {
-		snprintf(c->err, c->errlen, "invalid format \"%s\" (expected pprof, folded or html)",
-			 arg);
-		return -EINVAL;
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (!strcmp(arg, format_names[i].name)) {
+			c->o->format = format_names[i].format;
+			c->o->format_given = true;
+			return 0;
+		}
 	}
-	c->o->format_given = true;
-	return 0;
+	snprintf(c->err, c->errlen, "invalid format \"%s\" (expected pprof, folded, html, svg or "
+		 "speedscope; py-spy's flamegraph and raw are svg and folded)", arg);
+	return -EINVAL;
 }
 
 static int h_http(struct cli_ctx *c, const struct cli_option *opt, const char *arg)
@@ -669,10 +700,13 @@ static const struct cli_option opts_table[] = {
 	{ .name = "dump-split", .handle = h_flag, .off = F(dump_split),
 	  .group = CLI_GROUP_OUTPUT, .verbs = ALL_BUT_DUMP,
 	  .help = "with several events: one file per event (FILE.pb.gz -> FILE.EVENT.pb.gz)" },
-	{ .name = "format", .arg = "FMT", .handle = h_format, .group = CLI_GROUP_OUTPUT,
-	  .complete = CLI_COMPLETE_CHOICES, .choices = "pprof folded html", .verbs = ALL_BUT_DUMP,
+	{ .name = "format", .short_name = 'f', .arg = "FMT", .handle = h_format,
+	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_CHOICES,
+	  .choices = "pprof folded html svg speedscope flamegraph raw", .verbs = ALL_BUT_DUMP,
 	  .help = "what --dump writes, whatever its name: pprof, folded (collapsed stacks: "
-		  "flamegraph.pl, inferno, speedscope) or html (a self-contained flame graph page)" },
+		  "flamegraph.pl, inferno), html (a self-contained flame graph page), svg (a "
+		  "flamegraph.pl-style SVG: click to zoom, Ctrl-F to search) or speedscope "
+		  "(speedscope's JSON); py-spy's -f flamegraph and raw are svg and folded" },
 	{ .name = "diff-base", .arg = "OLD", .handle = h_file, .off = F(diff_base),
 	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_RECORD,
 	  .help = "with an html --dump: a differential flame graph, widths from this profile, "
@@ -698,9 +732,11 @@ static const struct cli_option opts_table[] = {
 	  .group = CLI_GROUP_OUTPUT, .complete = CLI_COMPLETE_FILE, .verbs = PLAIN_RECORD,
 	  .help = "write the table to FILE (default: stdout when attached with -p, stderr when "
 		  "running a command, so the command's own output stays as it is)" },
-	{ .name = "rows", .arg = "N", .handle = h_unsigned, .off = F(top_rows), .min = 1,
+	{ .name = "rows", .arg = "N|all", .handle = h_rows, .off = F(top_rows), .min = 1,
 	  .max = 1000000, .group = CLI_GROUP_OUTPUT, .verbs = PLAIN_RECORD,
-	  .help = "rows of the table printed without --dump (default: all)" },
+	  .help = "rows of the table printed without --dump: the top N, or all (default: "
+		  "functions under 0.5% of the total are hidden, as go tool pprof -top does, "
+		  "with a line saying how many)" },
 	{ .name = "quiet", .short_name = 'q', .handle = h_flag, .off = F(quiet),
 	  .group = CLI_GROUP_OUTPUT,
 	  .help = "no summary or notes on stderr" },
@@ -841,6 +877,7 @@ static const struct {
 	{ ".pb", DUMP_PPROF }, { ".gz", DUMP_PPROF },
 	{ ".html", DUMP_HTML }, { ".htm", DUMP_HTML },
 	{ ".folded", DUMP_FOLDED }, { ".collapsed", DUMP_FOLDED },
+	{ ".svg", DUMP_SVG }, { ".speedscope.json", DUMP_SPEEDSCOPE }, { ".json", DUMP_SPEEDSCOPE },
 };
 
 int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen)
@@ -864,8 +901,9 @@ int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t e
 		return 0;
 	}
 	snprintf(err, errlen, "--dump \"%s\": unknown extension \"%s\" (formats: .pb.gz, .pprof, "
-		 ".prof: pprof; .html: flame graph page; .folded, .collapsed: folded stacks; or "
-		 "say which with --format pprof|folded|html)", path, dot);
+		 ".prof: pprof; .html: flame graph page; .svg: SVG flame graph; .folded, .collapsed: "
+		 "folded stacks; .json: speedscope; or say which with --format "
+		 "pprof|folded|html|svg|speedscope)", path, dot);
 	return -EINVAL;
 }
 
@@ -878,34 +916,27 @@ static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
 		o->dump_ext_unknown = true;
 		err[0] = '\0';
 	}
-	if (o->format == DUMP_HTML && !o->dump) {
-		snprintf(err, errlen, "--format html needs --dump FILE (the page goes there)");
+	if (o->format != DUMP_PPROF && !o->dump) {
+		snprintf(err, errlen, "--format %s needs --dump FILE (the %s goes there)",
+			 cli_format_name(o->format), o->format == DUMP_HTML ? "page" :
+			 o->format == DUMP_FOLDED ? "folded stacks" : "file");
 		return -EINVAL;
 	}
-	if (o->format == DUMP_HTML && o->dump_split) {
-		snprintf(err, errlen, "a flame graph page holds every event: drop --dump-split");
+	if (o->format != DUMP_PPROF && o->dump_split) {
+		snprintf(err, errlen, o->format == DUMP_HTML ? "a flame graph page holds every event: "
+			 "drop --dump-split" : "--format %s writes one file: drop --dump-split",
+			 cli_format_name(o->format));
 		return -EINVAL;
 	}
-	if (o->format == DUMP_HTML && o->top) {
-		snprintf(err, errlen, "the flame graph page is written by the batch mode only: "
-			 "drop --top");
+	if (o->format != DUMP_PPROF && o->top) {
+		snprintf(err, errlen, o->format == DUMP_HTML ? "the flame graph page is written by the "
+			 "batch mode only: drop --top" : "--format %s is written by the batch mode "
+			 "only: drop --top", cli_format_name(o->format));
 		return -EINVAL;
 	}
 	if (o->diff_base && (!o->dump || o->format != DUMP_HTML)) {
 		snprintf(err, errlen, "--diff-base makes a differential flame graph: give --dump "
 			 "FILE.html (or --format html)");
-		return -EINVAL;
-	}
-	if (o->format == DUMP_FOLDED && !o->dump) {
-		snprintf(err, errlen, "--format folded needs --dump FILE (the folded stacks go there)");
-		return -EINVAL;
-	}
-	if (o->format == DUMP_FOLDED && o->dump_split) {
-		snprintf(err, errlen, "--format folded writes one file: drop --dump-split");
-		return -EINVAL;
-	}
-	if (o->format == DUMP_FOLDED && o->top) {
-		snprintf(err, errlen, "--format folded is written by the batch mode only: drop --top");
 		return -EINVAL;
 	}
 	if (o->dump && !strcmp(o->dump, "-") && o->dump_split) {
@@ -965,8 +996,9 @@ static int cli_check_outputs(struct pmutop_opts *o, char *err, size_t errlen)
 			 "and --top do not apply (in the live view, press a on a row)");
 		return -EINVAL;
 	}
-	if (o->annotate && o->dump && o->format == DUMP_FOLDED) {
-		snprintf(err, errlen, "--annotate prints a listing: drop --format folded");
+	if (o->annotate && o->dump && o->format != DUMP_PPROF && o->format != DUMP_HTML) {
+		snprintf(err, errlen, "--annotate prints a listing: drop --format %s",
+			 cli_format_name(o->format));
 		return -EINVAL;
 	}
 	if (o->http && (o->dump || o->top || o->duration > 0)) {
@@ -1137,6 +1169,11 @@ static int check_conflicts(struct cli_ctx *c)
 	}
 	if (o->system_wide && o->pid) {
 		snprintf(err, errlen, "-a profiles every process already: drop -p");
+		return -EINVAL;
+	}
+	if (!o->pid && !o->cmd && !o->ntids && !o->system_wide && o->http) {
+		snprintf(err, errlen, "--http serves profiles of a running process: give -p PID "
+			 "(e.g. pmutop --http %s -p $(pidof SERVER))", o->http);
 		return -EINVAL;
 	}
 	if (!o->pid && !o->cmd && !o->ntids && !o->system_wide) {

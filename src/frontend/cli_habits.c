@@ -36,8 +36,6 @@ static const struct { const char *opt, *answer; } foreign_opts[] = {
 	{ "--gil", "py-spy's --gil is Python-only; pmutop samples native code on a counter" },
 	{ "--function", "pmutop's table and pprof profiles are per function already (py-spy's "
 			"--function merges lines): go tool pprof -top FILE" },
-	{ "-f", "py-spy's -f FORMAT: use --format pprof|folded, or -o FILE whose extension "
-		"picks it (.pb.gz = pprof, .html = flame graph, .folded = folded stacks)" },
 	{ "-v", "pmutop has no verbose mode: its summary goes to stderr (-q hides it), and "
 		"--list-events shows what this machine supports" },
 	{ "--verbose", "pmutop has no verbose mode: its summary goes to stderr (-q hides it), "

@@ -1,6 +1,7 @@
 /*
  * dump.c - write a finished profile in the format --dump asks for (see
- * dump.h). The writers live in profile/ (pprof, folded, flamegraph); this
+ * dump.h). The writers live in profile/ (pprof, folded, flamegraph, svg,
+ * speedscope); this
  * file picks one, names the per-event files of --dump-split, reads the
  * --diff-base profile. "-" (stdout) is atomic_write's business.
  */
@@ -18,6 +19,8 @@
 #include "pmutop/profile/folded.h"
 #include "pmutop/profile/pprof.h"
 #include "pmutop/profile/pprof_read.h"
+#include "pmutop/profile/speedscope.h"
+#include "pmutop/profile/svg.h"
 
 static bool is_stdout(const char *path)
 {
@@ -183,6 +186,14 @@ int dump_write(const struct pmutop_opts *o, const struct aggregate *a, const cha
 		rc = write_html(o, a, title, err, sizeof(err));
 		what = o->diff_base ? "differential flame graph" : "flame graph";
 		break;
+	case DUMP_SVG:
+		rc = svg_write(a, title, o->dump, err, sizeof(err));
+		what = "SVG flame graph";
+		break;
+	case DUMP_SPEEDSCOPE:
+		rc = speedscope_write(a, title, o->dump, err, sizeof(err));
+		what = "speedscope profile";
+		break;
 	case DUMP_PPROF:
 	default:
 		if (o->dump_split && aggregate_info_const(a)->nevents >= 2)
@@ -203,8 +214,11 @@ int dump_write(const struct pmutop_opts *o, const struct aggregate *a, const cha
 		fprintf(log, "pmutop: wrote %s (folded stacks: flamegraph.pl %s > %s)\n", o->dump,
 			shell_word(o->dump, in, sizeof(in)),
 			shell_word(flame_name(o->dump, svg, sizeof(svg)), out, sizeof(out)));
-	else if (o->format == DUMP_HTML)
+	else if (o->format == DUMP_HTML || o->format == DUMP_SVG)
 		fprintf(log, "pmutop: wrote %s (%s: open it in a browser)\n", o->dump, what);
+	else if (o->format == DUMP_SPEEDSCOPE)
+		fprintf(log, "pmutop: wrote %s (%s: open it at https://www.speedscope.app or with "
+			"speedscope %s)\n", o->dump, what, shell_word(o->dump, in, sizeof(in)));
 	else
 		fprintf(log, "pmutop: wrote %s (view: go tool pprof -top %s)\n", o->dump,
 			shell_word(o->dump, in, sizeof(in)));

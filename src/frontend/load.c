@@ -5,6 +5,7 @@
  * The profile is a file, or a slice of a fleet in ClickHouse (ch_load.h).
  */
 #include "pmutop/frontend/load.h"
+#include "pmutop/frontend/record.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -155,7 +156,7 @@ int load_run(const struct pmutop_opts *o)
 		return 1;
 	}
 	info = aggregate_info_const(a);
-	aggregate_threads(a, &nthreads);
+	nthreads = record_threads(a); /* as the recording's summary counts them */
 	if (!o->quiet)
 		fprintf(stderr, "pmutop: %s: %llu samples of %s (%s) from %zu thread%s; lost %llu\n",
 			o->load, (unsigned long long)info->samples, info->event, info->event_unit,
@@ -168,7 +169,7 @@ int load_run(const struct pmutop_opts *o)
 	} else if (o->dump) {
 		/* converted: no table */
 	} else if (top_table_build(a, 0, TOP_SORT_FLAT, &t) == 0) {
-		top_table_print(&t, stdout, o->top_rows, info->event_unit);
+		top_table_print(&t, stdout, o->top_rows, cli_rows_min_cum(o), info->event_unit);
 		top_table_free(&t);
 	} else {
 		fprintf(stderr, "pmutop: out of memory\n");

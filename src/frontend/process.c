@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/debuginfod.h"
@@ -290,6 +292,10 @@ int process_table_add_root(struct process_table *t, pid_t pid, bool empty, char 
 		t->loading = NULL;
 		if (r) {
 			maps_free(m);
+			/* As root, proc_check_target() says what really refused it. */
+			if ((r == -EACCES || r == -EPERM) && geteuid() == 0 &&
+			    proc_check_target(pid, err, errlen))
+				return r;
 			snprintf(err, errlen, "cannot read /proc/%d/maps: %s%s", (int)pid, strerror(-r),
 				 r == -EACCES || r == -EPERM ? " (reading another user's process "
 				 "needs root or CAP_SYS_PTRACE)" : "");
@@ -583,6 +589,40 @@ void process_table_stats(const struct process_table *t, struct process_stats *st
 	for (const struct process *p = t->head; p; p = p->next)
 		add_debuginfo_stats(st, p->dbg);
 	add_debuginfo_stats(st, t->shared_dbg);
+}
+
+/* Whether pid is gone or a zombie (its exit is done, only its status is left). */
+static bool pid_gone(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *c;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	c = strrchr(buf, ')');
+	return c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X');
+}
+
+size_t process_table_settle(struct process_table *t)
+{
+	size_t gone = 0;
+
+	for (struct process *p = t->head; p; p = p->next) {
+		if (p->exited || !pid_gone(p->pid))
+			continue;
+		mark_exited(t, p);
+		gone++;
+	}
+	return gone;
 }
 
 void process_stats_print(const struct process_stats *p, uint64_t unfollowed_samples, FILE *out)

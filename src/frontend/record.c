@@ -28,7 +28,18 @@
 #include "pmutop/unwind/unwind.h"
 #include "pmutop/profile/table.h"
 
-static void print_summary(const struct session *s, FILE *out)
+size_t record_threads(const struct aggregate *a)
+{
+	size_t n, count = 0;
+	const struct agg_thread *t = aggregate_threads(a, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].samples)
+			count += t[i].nthreads ? t[i].nthreads : 1;
+	return count;
+}
+
+void record_print_summary(const struct session *s, FILE *out)
 {
 	const struct agg_info *info = aggregate_info_const(session_aggregate(s));
 	struct session_status st;
@@ -38,6 +49,9 @@ static void print_summary(const struct session *s, FILE *out)
 	fprintf(out, "pmutop: stopped: %s\n", st.why);
 	{
 		char evs[512] = "";
+		/* Threads with samples, as --load of the profile counts them. */
+		size_t nthreads = record_threads(session_aggregate(s));
+
 		for (size_t k = 0; k < st.nevents; k++) {
 			uint64_t period;
 			const struct pmu_event *ev = session_event(s, k, &period);
@@ -48,8 +62,8 @@ static void print_summary(const struct session *s, FILE *out)
 		fprintf(out,
 			"pmutop: %llu samples of %s in %.2f s from %zu thread%s on %u CPU%s; "
 			"lost %llu, throttled %llu\n",
-			(unsigned long long)st.samples, evs, st.elapsed, st.threads_seen,
-			st.threads_seen == 1 ? "" : "s", st.ncpus, st.ncpus == 1 ? "" : "s",
+			(unsigned long long)st.samples, evs, st.elapsed, nthreads,
+			nthreads == 1 ? "" : "s", st.ncpus, st.ncpus == 1 ? "" : "s",
 			(unsigned long long)st.lost, (unsigned long long)st.throttled);
 	}
 	if (st.total.pruned || st.total.threads_folded || st.total.leaf_dropped)
@@ -230,7 +244,7 @@ static int print_table(const struct pmutop_opts *o, const struct session *s,
 	}
 	print_processes_table(o, session_aggregate(s), out, st->event.unit);
 	if (top_table_build(session_aggregate(s), 0, TOP_SORT_FLAT, &t) == 0) {
-		top_table_print(&t, out, o->top_rows, st->event.unit);
+		top_table_print(&t, out, o->top_rows, cli_rows_min_cum(o), st->event.unit);
 		top_table_free(&t);
 	}
 	if (fflush(out) && errno != EPIPE) {
@@ -298,10 +312,12 @@ int record_run(const struct pmutop_opts *o)
 		run_title(o, title, sizeof(title)); /* while the target still runs */
 	s = session_start(o, err, sizeof(err));
 	if (!s) {
+		int status = session_start_exit_status(errno);
+
 		fprintf(stderr, "pmutop: %s\n", err);
 		windows_free(w);
 		push_free(push);
-		return 1;
+		return status;
 	}
 	if (!o->quiet)
 		session_print_notes(s, stderr);
@@ -315,7 +331,7 @@ int record_run(const struct pmutop_opts *o)
 	session_stop(s);
 	session_get_status(s, &st);
 	if (!o->quiet)
-		print_summary(s, stderr);
+		record_print_summary(s, stderr);
 	if (st.state == SESSION_FAILED) {
 		fprintf(stderr, "pmutop: %s\n", st.why);
 		rc = 1;

@@ -150,9 +150,17 @@ static void resolve_limits(struct pmutop_opts *o)
 		unsigned long long min = resolve_min_period(o, max_rate);
 
 		if (o->period < min) {
-			add_note(o, "--period %llu is shorter than %s can be sampled at "
-				 "(kernel.perf_event_max_sample_rate=%ld): using %llu", 
-				 (unsigned long long)o->period, o->event.name, max_rate, min);
+			/*
+			 * Without -e, cycles may become task-clock where there is no PMU:
+			 * which event gets the period is known once the session opened
+			 * it, and its note says so then (after the fallback's).
+			 */
+			if (!o->event_given && o->event.hardware)
+				o->period_asked = o->period;
+			else
+				add_note(o, "--period %llu is shorter than %s can be sampled at "
+					 "(kernel.perf_event_max_sample_rate=%ld): using %llu",
+					 (unsigned long long)o->period, o->event.name, max_rate, min);
 			o->period = min;
 		}
 	}

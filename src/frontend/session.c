@@ -105,6 +105,7 @@ struct session {
 	pid_t pid;
 	bool launched, child_running, stopped;
 	int exit_status;
+	int exec_errno;                  /* the launched command's exec error (0: none) */
 	struct module_cache *modules;
 	struct process_table *procs;     /* every process followed (process.h) */
 	struct maps *maps;               /* the first target's, for --unwind=ptrace */
@@ -926,7 +927,14 @@ static int resolve_events(struct session *s, const struct pmutop_opts *o, struct
 				 ev->name, proc_kernel_sampling_hint(why, sizeof(why)));
 			return r;
 		}
-		r = proc_explain_perf_error(-r, getpid(), ev->name, err, errlen);
+		{
+			/* Named as perf spells it: the hint is a perf command to paste. */
+			char pname[64];
+
+			r = proc_explain_perf_error(-r, getpid(),
+						    events_perf_name(ev->name, pname, sizeof(pname)),
+						    err, errlen);
+		}
 		if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENODEV) {
 			size_t l = strlen(err);
 			snprintf(err + l, errlen - l, " (pmutop --list-events shows what opens here)");
@@ -1391,7 +1399,10 @@ static int release_command(struct session *s, int *go_fd, int *status_fd, char *
 	*go_fd = -1;
 	/* EOF: exec succeeded (the pipe is close-on-exec); else its errno. */
 	if (read(*status_fd, &e, sizeof(e)) == sizeof(e)) {
-		snprintf(err, errlen, "cannot run %s: %s", s->o->cmd[0], strerror(e));
+		/* A shell's words: "not found" for a name searched in PATH. */
+		snprintf(err, errlen, e == ENOENT && !strchr(s->o->cmd[0], '/') ?
+			 "%s: command not found" : "cannot run %s: %s", s->o->cmd[0], strerror(e));
+		s->exec_errno = e;
 		return -1;
 	}
 	close(*status_fd);
@@ -1454,6 +1465,7 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
+		errno = 0;
 		return NULL;
 	}
 	s->o = o;
@@ -1470,6 +1482,14 @@ struct session *session_start(const struct pmutop_opts *o, char *err, size_t err
 	if (s->note[0])
 		add_note(s, "%s", s->note);
 	s->event = s->events[0];
+	if (o->period_asked && !o->freq) {
+		bool ns = s->event.unit && !strcmp(s->event.unit, "nanoseconds");
+
+		add_note(s, "--period %llu is shorter than %s can be sampled at (kernel."
+			 "perf_event_max_sample_rate): using %llu%s",
+			 (unsigned long long)o->period_asked, s->event.name,
+			 (unsigned long long)o->period, ns ? " ns" : "");
+	}
 	if (start_target(s, &go_fd, &status_fd, err, errlen) ||
 	    build_pipeline(s, err, errlen) ||
 	    add_targets(s, err, errlen))
@@ -1494,8 +1514,18 @@ fail:
 		close(go_fd); /* the child reads EOF and exits without exec */
 	if (status_fd >= 0)
 		close(status_fd);
-	session_free(s);
+	{
+		int e = s->exec_errno;
+
+		session_free(s);
+		errno = e; /* session_start_exit_status() reads it */
+	}
 	return NULL;
+}
+
+int session_start_exit_status(int e)
+{
+	return e == ENOENT ? 127 : e ? 126 : 1;
 }
 
 static void set_state(struct session *s, enum session_state st, const char *why)
@@ -1800,6 +1830,7 @@ void session_stop(struct session *s)
 		s->child_running = false;
 	}
 	take_terminal_back(s);
+	process_table_settle(s->procs);
 	sampler_get_stats(s->sampler, &s->last_stats);
 	note_multiplexing(s);
 	sampler_free(s->sampler);

@@ -40,7 +40,10 @@
 
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/ratios.h"
+#include "pmutop/symbols/debuginfo.h"
 #include "pmutop/symbols/debuginfod.h"
+#include "pmutop/symbols/gopclntab.h"
+#include "pmutop/target/gopclntab.h"
 #include "pmutop/target/module.h"
 #include "pmutop/target/safe_open.h"
 
@@ -322,6 +325,21 @@ static bool fde_extent(struct module *m, uint64_t vaddr, uint64_t *start, uint64
 	return true;
 }
 
+/* Go code: its function's extent and name in .gopclntab (a stripped Go binary has no other). */
+static const char *go_extent(struct module *m, uint64_t vaddr, uint64_t *start, uint64_t *size)
+{
+	const struct gopclntab *t;
+	const char *why;
+	struct gofunc f;
+
+	if (!module_is_go(m) || !(t = module_gopclntab(m, &why)) ||
+	    gopclntab_func(t, vaddr, &f) != 0 || !f.name[0] || f.end <= f.entry)
+		return NULL;
+	*start = f.entry;
+	*size = f.end - f.entry;
+	return f.name;
+}
+
 static bool same_binary(const struct agg_mapping *x, const struct agg_mapping *y)
 {
 	return x == y || (!strcmp(x->file ? x->file : "", y->file ? y->file : "") &&
@@ -352,7 +370,9 @@ static int find_homes(struct builder *b, const char *name, struct home *homes, s
 			continue;
 		}
 		va = l->address - bias;
-		sym = module_symbol_extent(m, va, &s, &z);
+		sym = go_extent(m, va, &s, &z);
+		if (!sym)
+			sym = module_symbol_extent(m, va, &s, &z);
 		if (!sym && va && !fde_extent(m, va, &s, &z)) {
 			/* A caller's return address may sit just past its end. */
 			sym = module_symbol_extent(m, va - 1, &s, &z);
@@ -662,6 +682,53 @@ static void debug_symbols(struct module *m, bool offline)
 	}
 }
 
+/* x's source position is f:ln; f is copied once per file. Returns 0 or -ENOMEM. */
+static int set_line(struct annotation *an, struct ann_insn *x, const char *f, int ln)
+{
+	for (size_t s = 0; s < an->nsrc; s++)
+		if (!strcmp(an->src[s].file, f)) {
+			x->file = an->src[s].file;
+			break;
+		}
+	if (!x->file) {
+		struct ann_src *v = realloc(an->src, (an->nsrc + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		an->src = v;
+		memset(&v[an->nsrc], 0, sizeof(*v));
+		v[an->nsrc].file = strdup(f);
+		if (!v[an->nsrc].file)
+			return -ENOMEM;
+		x->file = v[an->nsrc++].file;
+	}
+	x->line = ln > 0 ? (uint32_t)ln : 0;
+	return 0;
+}
+
+/*
+ * Go code's lines from Go's own table (.gopclntab), as the profile has
+ * them: Go's DWARF has no .debug_aranges, so dwarf_addrdie() finds no CU
+ * for it. The innermost position of each instruction (an inlined callee's
+ * line where one was inlined). Returns how many instructions got a line.
+ */
+static size_t go_lines(struct annotation *an, struct module *m)
+{
+	size_t named = 0;
+
+	for (size_t i = 0; i < an->n; i++) {
+		struct src_line src[16];
+		unsigned n = gosym_lines(m, an->insns[i].in.addr, src, 16);
+
+		if (!n || !src[0].file || !src[0].line)
+			continue;
+		if (set_line(an, &an->insns[i], src[0].file, (int)src[0].line))
+			break;
+		named++;
+	}
+	return named;
+}
+
 static void add_lines(struct annotation *an, struct module *m, bool offline)
 {
 	char full[PATH_MAX];
@@ -670,6 +737,8 @@ static void add_lines(struct annotation *an, struct module *m, bool offline)
 	size_t i, named = 0;
 	int fd;
 
+	if (module_is_go(m) && go_lines(an, m))
+		return;
 	dw = open_dwarf(m, offline, &fd);
 	if (!dw) {
 		note(an, "no debug info for %s: no source lines (install its -dbgsym "
@@ -698,24 +767,8 @@ static void add_lines(struct annotation *an, struct module *m, bool offline)
 			}
 		}
 		/* Strings stay valid until dwarf_end: keep our own copies. */
-		for (size_t s = 0; s < an->nsrc; s++)
-			if (!strcmp(an->src[s].file, f)) {
-				x->file = an->src[s].file;
-				break;
-			}
-		if (!x->file) {
-			struct ann_src *v = realloc(an->src, (an->nsrc + 1) * sizeof(*v));
-
-			if (!v)
-				break;
-			an->src = v;
-			memset(&v[an->nsrc], 0, sizeof(*v));
-			v[an->nsrc].file = strdup(f);
-			if (!v[an->nsrc].file)
-				break;
-			x->file = v[an->nsrc++].file;
-		}
-		x->line = ln > 0 ? (uint32_t)ln : 0;
+		if (set_line(an, x, f, ln))
+			break;
 		named++;
 	}
 	if (!named)

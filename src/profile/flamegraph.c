@@ -606,7 +606,12 @@ static void write_header(FILE *f, const struct aggregate *a, const struct flame_
 		fprintf(f, ",%" PRIu64 "]", info->outcomes[i]);
 		first = 0;
 	}
-	fputs("],", f);
+	/* Every way the data was reduced before it reached the page (the page names each). */
+	fprintf(f, "],\"reduced\":{\"max_depth\":%" PRIu64 ",\"pruned\":%" PRIu64
+		",\"pruned_samples\":%" PRIu64 ",\"threads_folded\":%" PRIu64
+		",\"leaf_dropped\":%" PRIu64 ",\"max_memory\":%" PRIu64 "},",
+		info->outcomes[UNWIND_MAX_DEPTH], info->pruned, info->pruned_samples,
+		info->threads_folded, info->leaf_dropped, info->max_memory);
 }
 
 /* The event of the base to compare with events[0]: the same name, else its first. */

@@ -21,11 +21,6 @@
 #include "pmutop/profile/aggregate.h"
 #include "pmutop/profile/atomic_write.h"
 
-struct fline {
-	char *text;
-	uint64_t weight;
-};
-
 int folded_append_frame(char *buf, size_t cap, size_t *len, const char *name)
 {
 	size_t l = *len, i;
@@ -52,7 +47,7 @@ int folded_append_frame(char *buf, size_t cap, size_t *len, const char *name)
 
 static int fline_cmp(const void *x, const void *y)
 {
-	return strcmp(((const struct fline *)x)->text, ((const struct fline *)y)->text);
+	return strcmp(((const struct folded_line *)x)->text, ((const struct folded_line *)y)->text);
 }
 
 static const char *func_name(const struct agg_function *fn, size_t nf, uint32_t id)
@@ -81,15 +76,14 @@ static int append_location(char *buf, size_t cap, size_t *len,
 	return 0;
 }
 
-/* Build every line, sorted and merged, into *out (*nout entries). */
-static int build_lines(const struct aggregate *a, unsigned roots, struct fline **out,
+int folded_lines(const struct aggregate *a, unsigned roots, struct folded_line **out,
 		       size_t *nout)
 {
 	size_t ns, nl, nf, i, n = 0, cap = 4096;
 	const struct agg_stack *st = aggregate_stacks(a, &ns);
 	const struct agg_location *loc = aggregate_locations(a, &nl);
 	const struct agg_function *fn = aggregate_functions(a, &nf);
-	struct fline *v = calloc(ns ? ns : 1, sizeof(*v));
+	struct folded_line *v = calloc(ns ? ns : 1, sizeof(*v));
 	char *buf = malloc(cap);
 	struct agg_path path = { 0 };
 	const uint32_t *locs;
@@ -190,7 +184,7 @@ fail:
 	return rc;
 }
 
-static void free_lines(struct fline *v, size_t n)
+void folded_lines_free(struct folded_line *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i].text);
@@ -199,16 +193,16 @@ static void free_lines(struct fline *v, size_t n)
 
 int folded_write_stream(const struct aggregate *a, unsigned roots, FILE *out)
 {
-	struct fline *v;
+	struct folded_line *v;
 	size_t n, i;
-	int rc = build_lines(a, roots, &v, &n);
+	int rc = folded_lines(a, roots, &v, &n);
 
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++)
 		if (fprintf(out, "%s %" PRIu64 "\n", v[i].text, v[i].weight) < 0)
 			break;
-	free_lines(v, n);
+	folded_lines_free(v, n);
 	if (i < n || fflush(out) != 0 || ferror(out))
 		return -EIO;
 	return 0;

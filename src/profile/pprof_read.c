@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -624,6 +625,68 @@ int pprof_read_buf(const void *buf, size_t len, struct aggregate **out,
 	return pprof_read_buf_max(buf, len, PPROF_READ_MAX_BYTES, out, err, errlen);
 }
 
+/* Whether buf starts with the bytes of lit (case-insensitive for letters). */
+static bool starts(const unsigned char *buf, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len >= n && !strncasecmp((const char *)buf, lit, n);
+}
+
+/* Folded stacks: printable lines, each ending in a space and a count. */
+static bool looks_folded(const unsigned char *buf, size_t len)
+{
+	size_t i = 0, lines = 0;
+
+	while (i < len && lines < 8) {
+		size_t e = i, k;
+
+		while (e < len && buf[e] != '\n')
+			if (buf[e++] < 0x09)
+				return false;
+		k = e;
+		while (k > i && buf[k - 1] >= '0' && buf[k - 1] <= '9')
+			k--;
+		if (k == e || k == i || buf[k - 1] != ' ')
+			return false;
+		lines++;
+		i = e + 1;
+	}
+	return lines > 0;
+}
+
+/*
+ * Files people give --load that are not pprof, each with what reads it:
+ * what perf and pmutop's other formats write. NULL when buf is none of them.
+ */
+static const char *known_format(const unsigned char *buf, size_t len)
+{
+	size_t skip = 0;
+
+	if (starts(buf, len, "PERFILE2") || starts(buf, len, "PERFFILE"))
+		return "a perf.data file (perf record's): read it with perf report, or record "
+		       "with pmutop itself (pmutop -p PID / pmutop -- COMMAND)";
+	while (skip < len && skip < 64 && (buf[skip] == ' ' || buf[skip] == '\n' ||
+					   buf[skip] == '\r' || buf[skip] == '\t'))
+		skip++;
+	buf += skip;
+	len -= skip;
+	if (starts(buf, len, "<!DOCTYPE html") || starts(buf, len, "<html"))
+		return "an HTML page (pmutop's flame graph page is one): open it in a browser; "
+		       "--load reads the pprof profile written with --dump FILE.pb.gz";
+	if (starts(buf, len, "<?xml") || starts(buf, len, "<svg"))
+		return "an SVG file (a flame graph?): open it in a browser; --load reads the pprof "
+		       "profile written with --dump FILE.pb.gz";
+	if (starts(buf, len, "{") && memmem(buf, len < 4096 ? len : 4096, "speedscope", 10))
+		return "a speedscope file: open it at https://www.speedscope.app or with "
+		       "speedscope FILE; --load reads the pprof profile written with --dump FILE.pb.gz";
+	if (looks_folded(buf, len))
+		return "folded stacks (one 'frame;frame;... COUNT' per line): draw them with "
+		       "flamegraph.pl FILE > flame.svg; --load reads the pprof profile written "
+		       "with --dump FILE.pb.gz";
+	return NULL;
+}
+
 int pprof_read_buf_max(const void *buf, size_t len, size_t max, struct aggregate **out,
 		       char *err, size_t errlen)
 {
@@ -649,9 +712,17 @@ int pprof_read_buf_max(const void *buf, size_t len, size_t max, struct aggregate
 			return rc;
 		}
 		in = raw;
-	} else if (len > max) {
-		snprintf(err, errlen, "not a pprof profile: larger than %zu MiB", max >> 20);
-		return -EINVAL;
+	} else {
+		const char *what = known_format(in, len);
+
+		if (what) {
+			snprintf(err, errlen, "not a pprof profile: this is %s", what);
+			return -EINVAL;
+		}
+		if (len > max) {
+			snprintf(err, errlen, "not a pprof profile: larger than %zu MiB", max >> 20);
+			return -EINVAL;
+		}
 	}
 	p = perftools__profiles__profile__unpack(NULL, rawlen, in);
 	free(raw);

@@ -86,6 +86,9 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	uint64_t *flat, *cum, sw[PMUTOP_MAX_EVENTS];
 	double scale[PMUTOP_MAX_EVENTS];
 	size_t *mark;          /* per function: index + 1 of the last stack counted */
+	const char **modv;     /* per function: the file of a mapping its code is in */
+	const struct agg_mapping *maps;
+	size_t nm;
 	struct agg_path path = { 0 };
 	const uint32_t *sl;
 	int rc = -ENOMEM;
@@ -98,7 +101,9 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 	flat = calloc((nf + 1) * nev, sizeof(*flat));
 	cum = calloc((nf + 1) * nev, sizeof(*cum));
 	mark = calloc(nf + 1, sizeof(*mark));
-	if (!flat || !cum || !mark)
+	modv = calloc(nf + 1, sizeof(*modv));
+	maps = aggregate_mappings(a, &nm);
+	if (!flat || !cum || !mark || !modv)
 		goto out;
 	if (nev > 1) {
 		t->nevents = nev;
@@ -144,6 +149,8 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 				uint32_t f = (l->nlines && l->lines ? l->lines[li].function_id
 								    : l->function_id) - 1;
 
+				if (!modv[f] && l->mapping_id && l->mapping_id <= nm)
+					modv[f] = maps[l->mapping_id - 1].file;
 				if (j == 0 && li == 0)
 					for (k = 0; k < nev; k++)
 						flat[f * nev + k] += sw[k];
@@ -169,6 +176,7 @@ static int build(const struct aggregate *a, uint32_t tid, enum top_sort sort,
 		r->function_id = funcs[i].id;
 		r->name = funcs[i].name;
 		r->file = funcs[i].file;
+		r->module = modv[i] && *modv[i] ? modv[i] : funcs[i].file;
 		r->flat = flat[i * nev + (nev == 1 ? 0 : key)];
 		r->cum = cum[i * nev + (nev == 1 ? 0 : key)];
 		for (k = 0; k < t->nevents; k++) {
@@ -182,6 +190,7 @@ out:
 	free(flat);
 	free(cum);
 	free(mark);
+	free(modv);
 	agg_path_free(&path);
 	return rc;
 }
@@ -428,24 +437,55 @@ static void extra_legend(const struct top_table *t, const struct extra_cols *x, 
 	fprintf(out, "\n");
 }
 
-void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
+/*
+ * Whether row r is under the min_cum cut (pprof's node fraction); with
+ * several events, under it in every one (a parked thread's function has no
+ * task-clock but all of the offcpu time: it stays).
+ */
+static bool cut_row(const struct top_table *t, const struct top_row *r, double min_cum)
+{
+	if (min_cum <= 0 || (double)r->cum >= min_cum * (double)t->total)
+		return false;
+	for (size_t k = 0; k < t->nevents; k++)
+		if ((double)r->ev_cum[k] >= min_cum * (double)t->ev_total[k] && r->ev_cum[k])
+			return false;
+	return true;
+}
+
+void top_table_print(const struct top_table *t, FILE *out, size_t max_rows, double min_cum,
 		     const char *unit)
 {
-	size_t shown = t->nrows, i, k;
+	size_t shown = 0, kept = 0, dropped = 0, i, k;
 	const struct time_unit *tu = NULL;
 	char v1[32], v2[32], p1[16], p2[16], p3[16];
 	const char *pct;
 	struct extra_cols x;
 	uint64_t sum = 0;
+	struct top_table view = *t;  /* the printed rows: units and columns fit them */
+	struct top_row *vrows = malloc((t->nrows ? t->nrows : 1) * sizeof(*vrows));
 
-	if (max_rows && max_rows < shown)
-		shown = max_rows;
+	for (i = 0; i < t->nrows; i++) {
+		if (vrows && cut_row(t, &t->rows[i], min_cum)) {
+			dropped++;
+			continue;
+		}
+		kept++;
+		if (!max_rows || shown < max_rows) {
+			if (vrows)
+				vrows[shown] = t->rows[i];
+			shown++;
+		}
+	}
+	if (vrows)
+		view.rows = vrows;
+	view.nrows = shown;
+#define ROW(j) (&view.rows[j])
 	if (is_nanoseconds(unit))
-		tu = time_output_unit(t, shown, -1);
+		tu = time_output_unit(&view, shown, -1);
 	for (i = 0; i < shown; i++)
-		sum += t->rows[i].flat;
+		sum += ROW(i)->flat;
 	if (t->nevents > 1)
-		extra_setup(t, shown, &x);
+		extra_setup(&view, shown, &x);
 
 	pct = format_percent(sum, t->total, p1, sizeof(p1));
 	while (*pct == ' ')
@@ -455,8 +495,13 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n",
 		format_value(sum, unit, tu, v1, sizeof(v1)), pct,
 		format_value(t->total, unit, tu, v2, sizeof(v2)));
-	if (t->total && shown < t->nrows)
-		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, t->nrows);
+	if (dropped)
+		fprintf(out, "Dropped %zu nodes (cum < %s, %.1f%% of the total; --rows all shows "
+			"them)\n", dropped,
+			format_value((uint64_t)(min_cum * (double)t->total), unit, tu, v1, sizeof(v1)),
+			100 * min_cum);
+	if (t->total && shown < kept)
+		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, kept);
 	if (t->nevents > 1)
 		extra_legend(t, &x, out);
 	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%", "flat", "flat", "sum", "cum", "cum");
@@ -472,7 +517,7 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 
 	sum = 0;
 	for (i = 0; i < shown; i++) {
-		const struct top_row *r = &t->rows[i];
+		const struct top_row *r = ROW(i);
 
 		sum += r->flat;
 		fprintf(out, "%10s %s %s %10s %s",
@@ -501,4 +546,6 @@ void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
 		term_fputs(r->name, out); /* a target's symbol may hold escape sequences */
 		fputc('\n', out);
 	}
+#undef ROW
+	free(vrows);
 }

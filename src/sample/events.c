@@ -93,6 +93,24 @@ const struct pmu_event *events_builtin(size_t i)
 	return i < ARRAY_SIZE(builtin) ? &builtin[i] : NULL;
 }
 
+const char *events_perf_name(const char *name, char *buf, size_t len)
+{
+	size_t base = strcspn(name, ":");
+
+	/* pmutop's camelCase names (branchMisses) have perf's spelling as an alias. */
+	for (size_t i = 0; i < ARRAY_SIZE(aliases); i++) {
+		const char *c = aliases[i].canonical;
+
+		if (strlen(c) == base && !strncmp(name, c, base) && strchr(aliases[i].spelling, '-') &&
+		    strcspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") < base) {
+			snprintf(buf, len, "%s%s", aliases[i].spelling, name + base);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%s", name);
+	return buf;
+}
+
 const char *events_alias(size_t i)
 {
 	if (i < ARRAY_SIZE(aliases))
@@ -490,7 +508,9 @@ int events_probe(const struct pmu_event *ev, bool kernel)
 
 /*
  * Count ev on the calling thread over ~20 ms of busy work. Returns events
- * per second of busy CPU, or -errno when the event does not open.
+ * per second of busy CPU - per second of this thread's own CPU time, not
+ * of wall time, which on a loaded machine holds time the thread waited to
+ * run - or -errno when the event does not open.
  */
 static double measure_rate(const struct pmu_event *ev, bool kernel)
 {
@@ -501,7 +521,7 @@ static double measure_rate(const struct pmu_event *ev, bool kernel)
 
 	if (fd < 0)
 		return fd;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	do {
 		/* A mix of dependent arithmetic, branches and memory touches. */
@@ -512,7 +532,7 @@ static double measure_rate(const struct pmu_event *ev, bool kernel)
 			if (x & 0x8000)
 				x ^= x >> 7;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	} while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 20000000L);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
@@ -528,7 +548,14 @@ static void list_one(FILE *out, const struct pmu_event *ev, bool kernel)
 
 	if (rate < 0)
 		return; /* not usable here: --list-events lists what opens */
-	if (rate > 0)
+	if (ev->offcpu) {
+		fprintf(out, "  %-28s %10llu  one sample per block (as often as threads wait)\n",
+			ev->name, (unsigned long long)ev->preset_period);
+	} else if (ev->unit && !strcmp(ev->unit, "nanoseconds") && ev->preset_period) {
+		/* A CPU clock counts nanoseconds of running: the rate is exact. */
+		fprintf(out, "  %-28s %10llu  %.0f samples/s per busy thread\n", ev->name,
+			(unsigned long long)ev->preset_period, 1e9 / (double)ev->preset_period);
+	} else if (rate > 0)
 		fprintf(out, "  %-28s %10llu  ~%.0f samples/s per busy thread\n", ev->name,
 			(unsigned long long)ev->preset_period, rate / (double)ev->preset_period);
 	else

@@ -1252,6 +1252,34 @@ static int cache_put(struct debuginfo *d, const struct module *mod, uint64_t vad
 		     const struct src_line *src, unsigned n);
 static const char *own(struct debuginfo *d, const char *s);
 
+
+static bool mangled(const char *s)
+{
+	return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
+}
+
+/*
+ * The function that holds the code (the chain's last entry) keeps the name
+ * it had before its lines were read: the ELF symbol, the alias perf and gdb
+ * show (malloc, not DWARF's __libc_malloc or __GI___libc_malloc), so a
+ * frame has one name over the whole session. A mangled DWARF name (C++,
+ * Rust: it carries the types) and Go's (the name .gopclntab gave before)
+ * stay. On the session's thread: the module's symbols are its.
+ */
+static void name_outermost(const struct module *mod, struct dlook *lk)
+{
+	struct src_line *o;
+	const char *sym;
+	uint64_t off;
+
+	if (!lk->n || module_is_go(mod))
+		return;
+	o = &lk->lines[lk->n - 1];
+	sym = module_symbolize(mod, lk->vaddr, &off);
+	if (sym && o->func && !mangled(o->func) && !mangled(sym) && strcmp(sym, o->func))
+		o->func = sym;
+}
+
 /*
  * Whether dm's job is done (or there is none in flight); if so its results
  * are dm's now: the DWARF loaded, the answers in the cache (their strings
@@ -1305,6 +1333,7 @@ static bool take_job(struct debuginfo *d, struct dmod *dm, bool block)
 	for (i = 0; i < j->nanswered; i++) {
 		struct dlook *lk = &j->look[i];
 
+		name_outermost(dm->mod, lk);
 		for (unsigned k = 0; k < lk->n; k++) {
 			lk->lines[k].func = own(d, lk->lines[k].func);
 			lk->lines[k].file = own(d, lk->lines[k].file);

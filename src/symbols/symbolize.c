@@ -44,10 +44,17 @@ static void symbolize_one(const struct maps *maps, uint64_t addr, struct frame *
 		 */
 		if (map->dbg && !module_has_symtab(map->mod))
 			debuginfo_prepare(map->dbg, map);
-		f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
-		/* Go binaries without .symtab still have Go's own table. */
+		/*
+		 * Go code by Go's own table first: its names are the ones Go's
+		 * profiles and the lines (.gopclntab) give - runtime.goexit, not
+		 * the linker's ABI wrapper symbol runtime.goexit.abi0 - so a frame
+		 * has one name in --stacks and in profiles, before and after its
+		 * lines. Go binaries without .symtab have only that table.
+		 */
+		f->func = module_is_go(map->mod) ?
+			  gosym_name(map->mod, addr - map->bias, &f->func_off) : NULL;
 		if (!f->func)
-			f->func = gosym_name(map->mod, addr - map->bias, &f->func_off);
+			f->func = module_symbolize(map->mod, addr - map->bias, &f->func_off);
 		/* No symbol (a stripped local function): its FDE's range. */
 		if (!f->func && module_fde_range(map->mod, addr - map->bias, &lo, &hi) == 0 &&
 		    lo + map->bias >= map->start && lo + map->bias < map->end) {

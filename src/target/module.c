@@ -384,14 +384,37 @@ static unsigned bind_rank(unsigned char bind)
 	}
 }
 
+static size_t leading_underscores(const char *s)
+{
+	return strspn(s, "_");
+}
+
+/*
+ * Aliases at one address sort best first, as perf picks among them
+ * (choose_best_symbol): global before weak before local, then the fewest
+ * leading underscores - malloc, not __libc_malloc or __GI___libc_malloc -
+ * then the shorter name (free, not cfree), then the larger size, then by
+ * name so the choice never depends on the order symbols were read in (a
+ * debug file's .symtab added later).
+ */
 static int symbol_cmp(const void *a, const void *b)
 {
 	const struct symbol *x = a, *y = b;
+	size_t ux, uy;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	/* free, not the compat alias cfree (perf would take the longer; gdb the public one) */
+	ux = strlen(x->name);
+	uy = strlen(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	/* Bounded: names are the target's, and may be megabytes that differ late. */

@@ -262,6 +262,68 @@ static bool have_cap(int cap)
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT 38
 
+/* A capability set of /proc/PID/status ("CapPrm", "CapEff"); false when unreadable. */
+static bool cap_set(pid_t pid, const char *field, unsigned long long *set)
+{
+	char path[64], buf[4096], key[16], *p;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	snprintf(key, sizeof(key), "\n%s:", field);
+	if (read_small_file(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, key)))
+		return false;
+	return sscanf(p + strlen(key), "%llx", set) == 1;
+}
+
+/* capabilities(7)'s names, by number. */
+static const char *const cap_names[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+	"CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW",
+	"CAP_IPC_LOCK", "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT",
+	"CAP_SYS_PTRACE", "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE",
+	"CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE",
+	"CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ",
+	"CAP_PERFMON", "CAP_BPF", "CAP_CHECKPOINT_RESTORE",
+};
+
+/*
+ * Root was refused PID's memory (/proc/PID/maps: e_no): say what is known
+ * of why instead of asking for the root pmutop already is.
+ */
+static int explain_root_refused(pid_t pid, int e_no, char *err, size_t errlen)
+{
+	unsigned long long theirs = 0, ours = 0, extra;
+	char names[256] = "";
+	size_t len = 0;
+
+	if (cap_set(pid, "CapPrm", &theirs) && cap_set(0, "CapEff", &ours) &&
+	    (extra = theirs & ~ours) != 0) {
+		for (unsigned b = 0; b < 64 && len + 1 < sizeof(names); b++) {
+			if (!(extra >> b & 1))
+				continue;
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						len ? ", " : "",
+						b < sizeof(cap_names) / sizeof(cap_names[0]) ?
+						cap_names[b] : "CAP_?");
+		}
+	}
+	snprintf(err, errlen, "cannot profile PID %d: the kernel refused to let pmutop read its "
+		 "memory (/proc/%d/maps: %s), although pmutop runs as root%s%s%s%s",
+		 (int)pid, (int)pid, strerror(e_no),
+		 have_cap(CAP_SYS_PTRACE_BIT) ? " with CAP_SYS_PTRACE" : " (without CAP_SYS_PTRACE: "
+		 "a capability bounding set dropped it)",
+		 names[0] ? "; the process holds capabilities pmutop lacks (" : "", names,
+		 names[0] ? "), so it is more privileged than pmutop: only a process holding "
+			    "them too may read it" :
+			    "; a security module (or a protected process) forbids it: profile another "
+			    "process");
+	return -EACCES;
+}
+
 int proc_check_target(pid_t pid, char *err, size_t errlen)
 {
 	char path[64];
@@ -289,8 +351,20 @@ int proc_check_target(pid_t pid, char *err, size_t errlen)
 			return -ESRCH;
 		}
 	}
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
+		int fd;
+
+		/* Root may still be refused a process: find out now, and why. */
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno == EACCES || errno == EPERM)
+			return explain_root_refused(pid, errno, err, errlen);
 		return 0;
+	}
 	proc_sysctl_int("kernel/perf_event_paranoid", &paranoid);
 	/*
 	 * perf_event_open on another task and reading its memory both need

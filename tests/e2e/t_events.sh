@@ -93,6 +93,16 @@ for ev in $listed; do
 	(( RC == 0 )) || { show le.err; fail "--list-events listed $ev but it does not sample"; }
 done
 info "every listed event samples: $(echo $listed | tr '\n' ' ')"
+# Rates per busy thread, not per second of a loaded machine's wall time: a
+# clock's is exact (1e9 / period: task-clock 250000 -> 4000/s, issue 33),
+# even with two busy loops competing for the CPUs; offcpu has no such rate.
+start_bg "$W/shares" 30
+start_bg "$W/shares" 30
+run_pmutop listload --list-events
+tc=$(awk '$1 == "task-clock" { print $2, $3 }' listload.out)
+info "task-clock under load: $tc"
+[[ $tc == "250000 4000" ]] || fail "--list-events under load: task-clock's rate is '$tc', want 250000 4000 (1e9/period)"
+! grep -E '^  offcpu .*samples/s' listload.out || fail "--list-events gives offcpu a samples/s rate"
 
 # 4. Two events at once, one profile, both sample types right.
 pick_event

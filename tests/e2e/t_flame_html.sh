@@ -17,7 +17,7 @@
 #     control byte and invalid UTF-8 shows as that text in the tooltip and
 #     runs nothing;
 #   - always: no console error, no dialog, no request leaves the page;
-#   - `--dump flame.svg` is refused with the formats listed.
+#   - `--dump flame.xyz` is refused with the formats listed.
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares jit
@@ -71,8 +71,8 @@ else
 fi
 
 # 3. An unknown extension is an error that lists the formats.
-run_pmutop svg -e "$EV" --duration 1 --dump flame.svg -- "$W/shares" 3
-(( RC == 2 )) && grep -q 'unknown extension ".svg"' svg.err && grep -q '.html' svg.err ||
-	fail "--dump flame.svg: want status 2 and the formats (got $RC: $(head -1 svg.err))"
-[[ ! -e flame.svg ]] || fail "--dump flame.svg wrote a file anyway"
+run_pmutop xyz -e "$EV" --duration 1 --dump flame.xyz -- "$W/shares" 3
+(( RC == 2 )) && grep -q 'unknown extension ".xyz"' xyz.err && grep -q '.html' xyz.err ||
+	fail "--dump flame.xyz: want status 2 and the formats (got $RC: $(head -1 xyz.err))"
+[[ ! -e flame.xyz ]] || fail "--dump flame.xyz wrote a file anyway"
 pass "flame graph page: shares k/55 within $TOL pp, zoom, icicle, tooltip, header, hostile name inert, unknown extension refused"

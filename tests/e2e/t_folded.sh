@@ -71,9 +71,9 @@ run_pmutop nothreads -e task-clock --duration 1 --format folded --dump nothreads
 run_pmutop bad1 --format folded -p $$
 (( RC == 2 )) && grep -q -- '--format folded needs --dump' bad1.err ||
 	fail "--format folded without --dump: want status 2 and a message (got $RC: $(head -1 bad1.err))"
-run_pmutop bad2 --format svg --dump x -p $$
-(( RC == 2 )) && grep -q 'invalid format "svg"' bad2.err ||
-	fail "--format svg: want status 2 and 'invalid format' (got $RC: $(head -1 bad2.err))"
+run_pmutop bad2 --format bogus --dump x -p $$
+(( RC == 2 )) && grep -q 'invalid format "bogus"' bad2.err ||
+	fail "--format bogus: want status 2 and 'invalid format' (got $RC: $(head -1 bad2.err))"
 run_pmutop bad3 --folded-threads --dump x -p $$
 (( RC == 2 )) && grep -q -- '--folded-threads applies to --format folded' bad3.err ||
 	fail "--folded-threads alone: want status 2 and a message (got $RC)"

@@ -90,7 +90,7 @@ grep -q -- '-g: pmutop always records call stacks' perf_c_g_m.err ||
 row perf_call_fp      0 'samples of task-clock' -p "$PID" --call-graph=fp -d "$DUR" --no-tui "${EV[@]}"
 row perf_call_lbr     2 'LBR' -p "$PID" --call-graph lbr
 row perf_o_folded     0 'wrote out\.folded.*flamegraph\.pl out\.folded > out\.svg' -p "$PID" -o out.folded -d "$DUR" "${EV[@]}"
-row perf_o_svg        2 'unknown extension "\.svg".*\.html: flame graph page' -p "$PID" -o flame.svg
+row perf_o_svg        2 'unknown extension "\.xyz".*\.svg: SVG flame graph' -p "$PID" -o flame.xyz
 row perf_p_tid        0 "$TID is thread \"mt[0-9]\" of process $PID" -p "$TID" -d "$DUR" --no-tui "${EV[@]}"
 row perf_t_tid        0 'wrote tid\.pb\.gz' -t "$TID" -o tid.pb.gz -d "$DUR" "${EV[@]}"
 row perf_t_two_procs  2 'one process' -t "$TID,$OTHER" -d "$DUR" "${EV[@]}"
@@ -112,7 +112,7 @@ row perf_U            2 '-e EVENT:k' -U -p "$PID"
 row pyspy_idle        2 'e offcpu' --idle -p "$PID"
 row pyspy_subproc     0 'wrote sub\.pb\.gz' record --subprocesses -p "$PID" -o sub.pb.gz -d "$DUR" "${EV[@]}"
 row pyspy_s           2 '--subprocesses' -s -p "$PID"
-row pyspy_f           2 '--format pprof\|folded' -f speedscope -p "$PID"
+row pyspy_f           0 'wrote f\.json \(speedscope' record -f speedscope -o f.json -p "$PID" -d "$DUR" "${EV[@]}"
 row pyspy_gil         2 'Python-only' --gil -p "$PID"
 row typo_duration     2 'did you mean --duration\?' -p "$PID" --durtion 5
 row typo_event        2 'did you mean --event\?' -p "$PID" --events cycles

@@ -111,8 +111,16 @@ static void perf_options(void **state)
 	assert_int_equal(parse(&o, "-p", "1", "-o", "x.folded", "--format", "pprof", NULL), 0);
 	assert_int_equal(o.format, DUMP_PPROF);
 	/* an extension no format has: refused before sampling (dump_check), not here */
-	assert_int_equal(parse(&o, "-p", "1", "-o", "flame.svg", NULL), 0);
+	assert_int_equal(parse(&o, "-p", "1", "-o", "flame.xyz", NULL), 0);
 	assert_true(o.dump_ext_unknown);
+	/* py-spy's -o x.svg, -f speedscope, --format flamegraph */
+	assert_int_equal(parse(&o, "-p", "1", "-o", "flame.svg", NULL), 0);
+	assert_int_equal(o.format, DUMP_SVG);
+	assert_int_equal(parse(&o, "-p", "1", "-o", "p.json", "-f", "speedscope", NULL), 0);
+	assert_int_equal(o.format, DUMP_SPEEDSCOPE);
+	assert_int_equal(parse(&o, "-p", "1", "-o", "p", "--format", "flamegraph", NULL), 0);
+	assert_int_equal(o.format, DUMP_SVG);
+	expect_error(&o, "svg or speedscope", "-p", "1", "-o", "p", "-f", "chrometrace");
 	assert_int_equal(parse(&o, "-p", "1", "-o", "flame.html", NULL), 0);
 	assert_int_equal(o.format, DUMP_HTML);
 	/* --call-graph */
@@ -151,7 +159,6 @@ static void foreign_options_point_to_ours(void **state)
 	expect_error(&o, "-e EVENT:k", "-K", "-p", "1");
 	expect_error(&o, "-e EVENT:k", "-U", "-p", "1");
 	expect_error(&o, "-e offcpu", "--idle", "-p", "1");
-	expect_error(&o, "--format", "-f", "speedscope", "-p", "1");
 	expect_error(&o, "did you mean --duration?", "-p", "1", "--durtion", "5");
 	expect_error(&o, "did you mean --duration?", "-p", "1", "--durations=5");
 	expect_error(&o, "did you mean --event?", "-p", "1", "--events", "cycles");

@@ -60,8 +60,17 @@ static void test_format(void **state)
 	assert_int_equal(o.format, DUMP_PPROF);
 
 	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "svg", "--dump", "x",
+			       NULL), 0);
+	assert_int_equal(o.format, DUMP_SVG);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "speedscope", "--dump",
+			       "x", NULL), 0);
+	assert_int_equal(o.format, DUMP_SPEEDSCOPE);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "gif", "--dump", "x",
 			       NULL), -EINVAL);
-	assert_non_null(strstr(err, "invalid format \"svg\""));
+	assert_non_null(strstr(err, "invalid format \"gif\""));
+	assert_non_null(strstr(err, "pprof, folded, html, svg or speedscope"));
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "svg", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--format svg needs --dump"));
 	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "folded", NULL), -EINVAL);
 	assert_non_null(strstr(err, "--format folded needs --dump"));
 	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--folded-threads", "--dump", "x",
@@ -105,6 +114,8 @@ static void test_dump_extension(void **state)
 		{ "x", DUMP_PPROF }, { "dir.d/profile", DUMP_PPROF }, { "-", DUMP_PPROF },
 		{ "flame.html", DUMP_HTML }, { "F.HTM", DUMP_HTML }, { "s.folded", DUMP_FOLDED },
 		{ "s.collapsed", DUMP_FOLDED }, { "./.hidden", DUMP_PPROF },
+		{ "flame.svg", DUMP_SVG }, { "p.speedscope.json", DUMP_SPEEDSCOPE },
+		{ "p.json", DUMP_SPEEDSCOPE },
 	};
 	struct pmutop_opts o;
 	char err[512];
@@ -115,15 +126,16 @@ static void test_dump_extension(void **state)
 		assert_int_equal(o.format, ok[i].format);
 	}
 	/* Unknown: parsed, flagged for dump_check() (which lets FIFOs and devices through). */
-	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "flame.svg", NULL), 0);
+	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--dump", "flame.xyz", NULL), 0);
 	assert_true(o.dump_ext_unknown);
 	{
 		enum dump_format f;
 
-		assert_int_equal(cli_dump_format("flame.svg", &f, err, sizeof(err)), -EINVAL);
-		assert_non_null(strstr(err, "unknown extension \".svg\""));
+		assert_int_equal(cli_dump_format("flame.xyz", &f, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "unknown extension \".xyz\""));
 		assert_non_null(strstr(err, ".html"));
-		assert_non_null(strstr(err, "--format pprof|folded|html"));
+		assert_non_null(strstr(err, ".svg"));
+		assert_non_null(strstr(err, "--format pprof|folded|html|svg|speedscope"));
 	}
 	/* --format wins over the name. */
 	assert_int_equal(parse(&o, err, sizeof(err), "-p", "1", "--format", "html", "--dump",

@@ -60,7 +60,7 @@ static char *print(const struct top_table *t, size_t max_rows, const char *unit)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	top_table_print(t, f, max_rows, unit);
+	top_table_print(t, f, max_rows, 0, unit);
 	fclose(f);
 	return buf;
 }

@@ -128,6 +128,13 @@ async function main() {
       return p;
     });
     out.state = await page.evaluate(() => window.pmutopFlame.state());
+    // Where the page opened: is the root frame (bottom row of a flame) in the window?
+    out.opened = await page.evaluate(() => {
+      const r = document.getElementById('canvas').getBoundingClientRect();
+      return { scroll_y: window.scrollY, canvas_h: r.height,
+               root_in_view: r.bottom - 16 >= 0 && r.bottom <= window.innerHeight + 1 };
+    });
+    out.note_items = await page.evaluate(() => Array.from(document.querySelectorAll('#notes li')).map((l) => l.textContent));
     out.title = await page.textContent('#title');
     out.facts = await page.textContent('#facts');
     out.notes = await page.textContent('#notes');

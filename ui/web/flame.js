@@ -333,6 +333,18 @@
     if (D.trimmed && D.trimmed.nodes)
       list.push(fmtCount(D.trimmed.nodes) + ' frames smaller than ' + (100 * D.trimmed.below).toPrecision(2) +
         '% of the total were left out of this page (at most ' + fmtCount(D.trimmed.max) + ' frames).');
+    var rd = D.reduced || {}, mib = rd.max_memory ? ' (--max-memory ' + Math.round(rd.max_memory / 1048576) + 'M)' : '';
+    if (rd.max_depth)
+      list.push(fmtCount(rd.max_depth) + ' samples (' + pct(rd.max_depth, D.samples || 1) +
+        ') had stacks deeper than --max-depth: their outermost frames are cut, so those towers do not reach the root.');
+    if (rd.pruned)
+      list.push(fmtCount(rd.pruned) + ' cold frames were pruned over the memory budget' + mib + ': ' +
+        fmtCount(rd.pruned_samples) + ' samples keep their callers but end in a "[N cold frames pruned]" frame.');
+    if (rd.threads_folded)
+      list.push(fmtCount(rd.threads_folded) + ' exited threads were folded into their names over the memory budget' + mib + '.');
+    if (rd.leaf_dropped)
+      list.push('The instruction addresses of ' + fmtCount(rd.leaf_dropped) +
+        ' leaf samples were dropped over the memory budget' + mib + ' (frames and widths are unchanged).');
     if (lastDraw.skipped)
       list.push(fmtCount(lastDraw.skipped) + ' frames narrower than a pixel are not drawn: click a frame to zoom in.');
     if (D.diff && D.diff.base_only)
@@ -664,6 +676,11 @@
                  drawMs: lastDraw.ms, readyMs: readyMs, phases: phases };
       }
     };
+    // A deep graph is taller than the window: open on its root (the flame's
+    // base, at the bottom of the canvas), not on the empty space above it.
+    var cr = canvas.getBoundingClientRect();
+    if (!S.inverted && cr.bottom > window.innerHeight)
+      window.scrollTo(0, window.scrollY + cr.bottom - window.innerHeight + 4);
     readyMs = performance.now();
     document.documentElement.setAttribute('data-ready', '1');
   }

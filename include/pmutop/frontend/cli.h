@@ -25,6 +25,8 @@ enum dump_format {
 	DUMP_PPROF = 0,  /* gzip-compressed pprof (the default) */
 	DUMP_FOLDED,     /* collapsed stacks for flame graphs (folded.h) */
 	DUMP_HTML,       /* a self-contained flame graph page (flamegraph.h) */
+	DUMP_SVG,        /* an SVG flame graph as flamegraph.pl draws it (svg.h) */
+	DUMP_SPEEDSCOPE, /* speedscope's JSON (speedscope.h) */
 };
 
 /* How a sample's call stack is obtained (--unwind=). */
@@ -74,6 +76,9 @@ struct pmutop_opts {
 	bool dump_split;         /* --dump-split: one pprof file per event */
 	bool event_given;        /* -e was given (no silent fallback then) */
 	uint64_t period;         /* --period; 0 = event's preset */
+	uint64_t period_asked;   /* the --period resolve raised for a default event the
+	                            session may yet replace by a clock (0: none): the
+	                            session's note names the event that got it */
 	uint64_t freq;           /* -F HZ; 0 = use a period */
 	double duration;         /* --duration seconds; 0 = until exit/signal */
 	const char *dump;        /* --dump FILE; NULL = print the table */
@@ -90,7 +95,9 @@ struct pmutop_opts {
 	bool stack_size_given;   /* --stack-size was given (else pmutop may lower it to fit) */
 	unsigned max_depth;      /* --max-depth frames */
 	unsigned mmap_pages;     /* --mmap-pages per CPU buffer; 0 = auto */
-	unsigned top_rows;       /* --rows in the text table; 0 = all */
+	unsigned top_rows;       /* --rows N in the text table; 0: not given */
+	bool rows_all;           /* --rows all: every row; neither: rows under 0.5% of the
+	                            total hidden, as go tool pprof -top (CLI_ROWS_MIN_CUM) */
 	bool kernel;             /* --kernel: kernel frames or an error (default: where allowed) */
 	bool user_only;          /* --user-only: never kernel mode */
 	bool quiet;              /* -q: no summary on stderr */
@@ -105,7 +112,7 @@ struct pmutop_opts {
 	                            being read; < 0: the default (10 s, live view 2 s) */
 	const char *load;        /* --load FILE: show a saved pprof profile */
 	const char *annotate;    /* --annotate FUNC: its instruction listing instead of the table */
-	enum dump_format format; /* --format pprof|folded|html, else from --dump's extension */
+	enum dump_format format; /* --format pprof|folded|html|svg|speedscope, else from --dump's extension */
 	bool format_given;       /* --format was given (the extension is not consulted) */
 	bool dump_ext_unknown;   /* --dump's extension names no format (dump_check() decides) */
 	const char *diff_base;   /* --diff-base OLD: a differential flame graph against it */
@@ -187,6 +194,15 @@ const struct cli_option *cli_option_at(size_t i);
  * or -EINVAL with err listing the formats for any other extension.
  */
 int cli_dump_format(const char *path, enum dump_format *fmt, char *err, size_t errlen);
+
+/* The share of the total a function's cum needs to be a row of the default table. */
+#define CLI_ROWS_MIN_CUM 0.005
+
+/* The min_cum of top_table_print() for o's --rows: 0 when --rows N or all was given. */
+double cli_rows_min_cum(const struct pmutop_opts *o);
+
+/* --format's name of f ("pprof", "folded", "html", "svg", "speedscope"). */
+const char *cli_format_name(enum dump_format f);
 /* Whether verb takes opt. */
 bool cli_option_in(const struct cli_option *opt, enum cli_verb verb);
 

@@ -1,8 +1,8 @@
 /*
  * dump.h - write a finished profile where --dump says, in the format its
  * name (or --format) chose: gzip-compressed pprof (one file, or one per
- * event with --dump-split), folded stacks, or the flame graph page (a
- * differential one with --diff-base). The batch recorder (record.c) and
+ * event with --dump-split), folded stacks, the flame graph page (a
+ * differential one with --diff-base), an SVG flame graph or speedscope JSON. The batch recorder (record.c) and
  * --load (load.c) both end here, so a saved profile converts to any format
  * a live one is written in.
  */

@@ -106,6 +106,14 @@ void process_table_skip(struct process_table *t, struct process *p, enum process
 void process_table_exit(struct process_table *t, struct process *p);
 
 /*
+ * Once sampling has stopped: count as exited every process still counted
+ * running that is gone (no such pid, or a zombie) - its exit record was
+ * lost or came after the counters closed - so that the summary's "still
+ * running" means still running. Returns how many were gone.
+ */
+size_t process_table_settle(struct process_table *t);
+
+/*
  * Release what exited processes hold: the unwinder always; the maps too when
  * no sample referred to them (then on_free(arg, maps) is called first, so a
  * cache keyed by maps can forget them). Call after a full drain.

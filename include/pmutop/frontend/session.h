@@ -100,6 +100,15 @@ struct session;
 struct session *session_start(const struct pmutop_opts *o, char *err, size_t errlen);
 
 /*
+ * The exit status for a failed session_start(), as time(1) gives it: e is
+ * errno read right after the NULL return (the launched command's exec
+ * error, else 0). 127: the command was not found (ENOENT); 126: it was
+ * found but could not be executed (no permission, not an executable, a
+ * directory); 1: any other failure.
+ */
+int session_start_exit_status(int e);
+
+/*
  * Wait up to timeout_ms (0: don't wait, -1: until something happens or the
  * duration ends) and process whatever arrived. Returns the state.
  */

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct aggregate;
@@ -23,6 +24,21 @@ struct aggregate;
 #define FOLDED_ROOT_PROCESS 2u   /* the process: COMM-PID (stackcollapse-perf --pid's
                                     spelling), "[unknown process]" when not known;
                                     above the thread when both are asked */
+
+/* One folded line: the frames root first, ';'-separated, and its weight. */
+struct folded_line {
+	char *text;
+	uint64_t weight;
+};
+
+/*
+ * The folded lines themselves, sorted by text and merged, without a zero
+ * weight, into a malloc'd array *out of *n lines (folded_lines_free frees
+ * it): what the SVG and speedscope writers draw from. Returns 0 or -ENOMEM.
+ */
+int folded_lines(const struct aggregate *a, unsigned roots, struct folded_line **out,
+		 size_t *n);
+void folded_lines_free(struct folded_line *v, size_t n);
 
 /*
  * Write the folded lines to out, sorted by stack text; stacks that fold to

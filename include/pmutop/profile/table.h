@@ -28,6 +28,8 @@ struct top_row {
 	uint32_t function_id;
 	const char *name;
 	const char *file;
+	const char *module; /* the module (mapping's file) its code is in: the live view's
+	                       column, never the source file debug info names in `file` */
 	uint64_t flat;  /* event count with this function as the leaf */
 	uint64_t cum;   /* event count with this function anywhere on the stack */
 	/* Per event of a multi-event table (top_table.nevents > 1): estimates. */
@@ -101,11 +103,13 @@ double top_table_scale(const struct aggregate *a, size_t k);
 
 /*
  * Print like `go tool pprof -top` (max_rows 0 = all); unit is that of the
- * flat/cum columns. A multi-event table adds, before the function name, a
- * flat column per other event (in its own unit) and one per ratio the
- * events allow, with a line saying what they are.
+ * flat/cum columns. min_cum > 0 is pprof's node fraction: rows whose cum is
+ * under min_cum of the total are left out, with a "Dropped N nodes" line
+ * saying how many (0: every row). A multi-event table adds, before the
+ * function name, a flat column per other event (in its own unit) and one
+ * per ratio the events allow, with a line saying what they are.
  */
-void top_table_print(const struct top_table *t, FILE *out, size_t max_rows,
+void top_table_print(const struct top_table *t, FILE *out, size_t max_rows, double min_cum,
 		     const char *unit);
 
 #endif

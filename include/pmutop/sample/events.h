@@ -79,6 +79,14 @@ size_t events_name_distance(const char *a, const char *b);
 const char *events_alias(size_t i);
 
 /*
+ * name (an event's name, with any ":modifiers") as perf spells it, for a
+ * hint the user pastes into perf: branchMisses:u -> branch-misses:u,
+ * cacheMisses -> cache-misses; other names as they are. Written to buf;
+ * returns buf.
+ */
+const char *events_perf_name(const char *name, char *buf, size_t len);
+
+/*
  * Probe whether the event can be opened on this machine by opening a
  * counting (non-sampling) counter on the calling thread. Returns 0 or -errno.
  */
