@@ -317,8 +317,15 @@ int frame_header(const struct view_ctx *v)
 		if (st->total.threads_folded)
 			x = field(2, x, "folded threads", grouped(st->total.threads_folded, val,
 								  sizeof(val)));
-		/* With samples, as the process list, the exit summary and --load count. */
-		snprintf(val, sizeof(val), "%zu", nthreads);
+		/*
+		 * The threads the thread list shows: each with a counter of its own
+		 * while sampling (idle ones too), and every one with samples - all of
+		 * them with -a (one counter per CPU) or a command's children
+		 * (inherited counters); at the end, those with samples, as the exit
+		 * summary and --load count.
+		 */
+		snprintf(val, sizeof(val), "%zu", !v->ended && st->threads_attached > nthreads ?
+			 st->threads_attached : nthreads);
 		x = field(2, x, "threads", val);
 		/* Children, -p A,B, -a: the processes the list shows. */
 		if (st->procs.seen > 1 && nprocs) {

@@ -158,14 +158,13 @@ static int tree_build(struct stree *t, struct folded_line *v, size_t nv)
 	return 0;
 }
 
-static const struct stree *sort_tree;
-
-static int kid_cmp(const void *x, const void *y)
+static int kid_cmp(const void *x, const void *y, void *arg)
 {
-	const struct snode *a = &sort_tree->n[*(const uint32_t *)x];
-	const struct snode *b = &sort_tree->n[*(const uint32_t *)y];
+	const struct stree *t = arg;
+	const struct snode *a = &t->n[*(const uint32_t *)x];
+	const struct snode *b = &t->n[*(const uint32_t *)y];
 
-	return strcmp(sort_tree->names.v[a->name], sort_tree->names.v[b->name]);
+	return strcmp(t->names.v[a->name], t->names.v[b->name]);
 }
 
 /* Children lists sorted by name, then every node's x (parents come first). */
@@ -191,13 +190,12 @@ static int tree_layout(struct stree *t)
 		t->kids[p->first + fill[t->n[i].parent]++] = i;
 	}
 	free(fill);
-	sort_tree = t;
 	for (uint32_t i = 0; i < t->nn; i++) {
 		struct snode *p = &t->n[i];
 		double x = p->x;
 
 		if (p->nkids > 1)
-			qsort(t->kids + p->first, p->nkids, sizeof(*t->kids), kid_cmp);
+			qsort_r(t->kids + p->first, p->nkids, sizeof(*t->kids), kid_cmp, t);
 		for (uint32_t k = 0; k < p->nkids; k++) {
 			struct snode *c = &t->n[t->kids[p->first + k]];
 
