@@ -7,6 +7,7 @@
 # is listed under go_shares.go's lines of its xorshift loop (x ^= x << 13,
 # >> 7, << 17), which hold nearly all of its samples, and the stripped
 # go_stacks_stripped (no DWARF at all) gets its lines the same way.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl go_shares go_stacks_stripped

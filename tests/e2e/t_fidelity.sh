@@ -27,9 +27,8 @@ run_pmutop fid -e task-clock --period 100000 --duration "$DUR" --debuginfo-wait 
 show fid.err
 (( RC == 0 )) || fail "pmutop exited with status $RC"
 grep -q 'memory budget' fid.err && fail "the default budget merged something on a $DUR-s run"
-pprof -raw fid.pb.gz >raw.txt 2>raw.err || { show raw.err; fail "go tool pprof -raw failed"; }
+pprof -comments fid.pb.gz >raw.txt 2>raw.err || { show raw.err; fail "go tool pprof -comments failed"; }
 grep -q 'pruned_frames=0 ' raw.txt || fail "the profile's comments do not say pruned_frames=0"
-grep -q '\[compacted\]\|cold frames\? pruned' raw.txt && fail "the profile has merged frames"
 
 # Distinct (thread, stack) records: the aggregate's count, in the comments.
 records=$(sed -n 's/.*pmutop: max_memory=.* stacks=\([0-9]*\) .*/\1/p' raw.txt | head -1)
@@ -40,6 +39,7 @@ info "distinct (thread, stack) records: $records"
 # Roots: folded output, outermost frame first.
 run_pmutop fold --load fid.pb.gz --format folded --dump fid.folded
 (( RC == 0 )) || { show fold.err; fail "--load to folded failed ($RC)"; }
+grep -q '\[compacted\]\|cold frames\? pruned' fid.folded && fail "the profile has merged frames"
 read -r rooted total top <<<"$(awk '{ n = $NF; t += n; split($0, f, ";"); r = f[1]; sub(/ [0-9]+$/, "", r)
 	if (r ~ /^(__clone3|__clone|clone3|clone|start_thread|_start|__libc_start_main)$/) ok += n
 	else other[r] += n }

@@ -11,6 +11,7 @@
 #    the summary reports pruned frames and the page's notes say how many
 #    cold frames were pruned (the "[N cold frames pruned]" frames) and that
 #    exited threads were folded, as the summary does.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl deep_fp longrun libhot.so

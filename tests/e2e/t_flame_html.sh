@@ -18,6 +18,7 @@
 #     runs nothing;
 #   - always: no console error, no dialog, no request leaves the page;
 #   - `--dump flame.xyz` is refused with the formats listed.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares jit

@@ -10,6 +10,7 @@
 #     gets 400;
 #   - a live page (&live=1) fetches fresh data from the same endpoint and
 #     redraws, and requests nothing else.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares

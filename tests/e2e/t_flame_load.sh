@@ -11,6 +11,7 @@
 #     tooltip shows the base value and the change;
 #   - `--dump - --format html` writes the page to stdout;
 #   - always: no console error, no dialog, no request leaves the page.
+# e2e-lane: beside (no timing, share or lost-count checks: see run.sh)
 source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl shares
