@@ -27,6 +27,7 @@
 #include "pmutop/profile/atomic_write.h"
 #include "pmutop/profile/json.h"
 #include "pmutop/profile/strtab.h"
+#include "pmutop/profile/u64map.h"
 #include "pmutop/unwind/unwind.h"
 
 /* The page's code, embedded by flame_assets.S from ui/web/ (NUL-terminated). */
@@ -41,69 +42,6 @@ enum {
 	KIND_INLINE,
 	KIND_ROOT,
 };
-
-/* ---- an open-addressing map: u64 keys → index ---- */
-
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;        /* value + 1; 0 = empty */
-	uint32_t n, cap;
-};
-
-static uint64_t hash_u64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static int u64map_grow(struct u64map *m)
-{
-	uint32_t ncap = m->cap ? m->cap * 2 : 4096;
-	uint64_t *nk = malloc(ncap * sizeof(*nk));
-	uint32_t *nv = calloc(ncap, sizeof(*nv));
-
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < m->cap; i++) {
-		uint32_t j;
-
-		if (!m->vals[i])
-			continue;
-		j = (uint32_t)hash_u64(m->keys[i]) & (ncap - 1);
-		while (nv[j])
-			j = (j + 1) & (ncap - 1);
-		nk[j] = m->keys[i];
-		nv[j] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
-	m->cap = ncap;
-	return 0;
-}
-
-/*
- * The slot of key: *found says whether it holds key already; else it is
- * the empty slot to fill (u64map_set). -ENOMEM when the map cannot grow.
- */
-static int64_t u64map_slot(struct u64map *m, uint64_t key, bool *found)
-{
-	uint32_t j;
-
-	if ((m->n + 1) * 2 > m->cap && u64map_grow(m))
-		return -ENOMEM;
-	j = (uint32_t)hash_u64(key) & (m->cap - 1);
-	while (m->vals[j] && m->keys[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	*found = m->vals[j] != 0;
-	return j;
-}
 
 /* ---- the call tree ---------------------------------------------------- */
 
@@ -212,9 +150,7 @@ static int64_t frame_get(struct tree *t, const char *name, const char *module, c
 		t->cframes = nc;
 	}
 	t->frames[t->nframes] = (struct fframe){ (uint32_t)ni, (uint32_t)mi, (uint32_t)fi, kind };
-	t->frame_of.keys[slot] = (uint64_t)ni << 3 | (uint64_t)kind;
-	t->frame_of.vals[slot] = ++t->nframes;
-	t->frame_of.n++;
+	u64map_put(&t->frame_of, slot, (uint64_t)ni << 3 | (uint64_t)kind, t->nframes++);
 	return t->nframes - 1;
 }
 
@@ -302,9 +238,7 @@ static int64_t node_child(struct tree *t, uint32_t parent, uint32_t frame, int64
 				       .depth = p->depth + 1, .line = line };
 	p->first_child = id;
 	memset(&t->vals[(size_t)id * t->nval], 0, t->nval * sizeof(uint64_t));
-	t->child_of.keys[slot] = key;
-	t->child_of.vals[slot] = id + 1;
-	t->child_of.n++;
+	u64map_put(&t->child_of, slot, key, id);
 	return id;
 }
 
@@ -375,10 +309,8 @@ out:
 static void tree_free(struct tree *t)
 {
 	strtab_free(&t->strs);
-	free(t->frame_of.keys);
-	free(t->frame_of.vals);
-	free(t->child_of.keys);
-	free(t->child_of.vals);
+	u64map_free(&t->frame_of);
+	u64map_free(&t->child_of);
 	free(t->frames);
 	free(t->nodes);
 	free(t->vals);

@@ -24,6 +24,7 @@
 #include "pmutop/profile/atomic_write.h"
 #include "pmutop/profile/folded.h"
 #include "pmutop/profile/strtab.h"
+#include "pmutop/profile/u64map.h"
 #include "pmutop/unwind/unwind.h"
 
 #define IMAGE_WIDTH 1200.0
@@ -49,64 +50,23 @@ struct stree {
 	struct strtab names;
 	struct snode *n;
 	uint32_t nn, cap;
-	uint64_t *keys;       /* parent << 32 | name */
-	uint32_t *vals;       /* node + 1; 0 = empty */
-	uint32_t mapcap;
+	struct u64map child;  /* (parent << 32 | name) -> node */
 	uint32_t *kids;       /* children of each node, by node: first..first+nkids */
 	uint32_t maxdepth;
 };
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static int map_grow(struct stree *t)
-{
-	uint32_t ncap = t->mapcap ? t->mapcap * 2 : 1024;
-	uint64_t *nk = malloc(ncap * sizeof(*nk));
-	uint32_t *nv = calloc(ncap, sizeof(*nv));
-
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < t->mapcap; i++) {
-		uint32_t j;
-
-		if (!t->vals[i])
-			continue;
-		j = (uint32_t)mix(t->keys[i]) & (ncap - 1);
-		while (nv[j])
-			j = (j + 1) & (ncap - 1);
-		nk[j] = t->keys[i];
-		nv[j] = t->vals[i];
-	}
-	free(t->keys);
-	free(t->vals);
-	t->keys = nk;
-	t->vals = nv;
-	t->mapcap = ncap;
-	return 0;
-}
 
 /* The child of parent named name (strtab index), made if new; -ENOMEM. */
 static int64_t child_get(struct stree *t, uint32_t parent, uint32_t name)
 {
 	uint64_t key = (uint64_t)parent << 32 | name;
-	uint32_t j;
+	int64_t slot;
+	bool found;
 
-	if ((t->nn + 1) * 2 > t->mapcap && map_grow(t))
+	slot = u64map_slot(&t->child, key, &found);
+	if (slot < 0)
 		return -ENOMEM;
-	j = (uint32_t)mix(key) & (t->mapcap - 1);
-	while (t->vals[j] && t->keys[j] != key)
-		j = (j + 1) & (t->mapcap - 1);
-	if (t->vals[j])
-		return t->vals[j] - 1;
+	if (found)
+		return t->child.vals[slot] - 1;
 	if (t->nn == t->cap) {
 		uint32_t ncap = t->cap * 2;
 		struct snode *nn = realloc(t->n, ncap * sizeof(*nn));
@@ -120,8 +80,7 @@ static int64_t child_get(struct stree *t, uint32_t parent, uint32_t name)
 				      .depth = t->n[parent].depth + 1 };
 	if (t->n[t->nn].depth > t->maxdepth)
 		t->maxdepth = t->n[t->nn].depth;
-	t->keys[j] = key;
-	t->vals[j] = t->nn + 1;
+	u64map_put(&t->child, slot, key, t->nn);
 	return t->nn++;
 }
 
@@ -210,8 +169,7 @@ static void tree_free(struct stree *t)
 {
 	strtab_free(&t->names);
 	free(t->n);
-	free(t->keys);
-	free(t->vals);
+	u64map_free(&t->child);
 	free(t->kids);
 }
 
@@ -302,7 +260,9 @@ static void frame_colour(const char *name, char *buf, size_t len)
 	}
 	for (const char *c = name; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-	h = mix(h);
+	h ^= h >> 33; /* FNV's low bits are weak: mix them */
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	snprintf(buf, len, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 51), (unsigned)((h >> 8) % 231),
 		 (unsigned)((h >> 16) % 56));
 }
