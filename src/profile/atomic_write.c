@@ -604,3 +604,30 @@ fail:
 	free(d.path);
 	return rc;
 }
+
+int atomic_write_text(const char *path, const char *what, int (*fill)(FILE *out, void *arg),
+		      void *arg, char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int rc;
+
+	if (!mem) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot write the %s to '%s': %s", what, path, strerror(-rc));
+		return rc;
+	}
+	rc = fill(mem, arg);
+	if (fclose(mem) != 0 && !rc)
+		rc = -ENOMEM;
+	if (rc) {
+		snprintf(err, errlen, "cannot write the %s to '%s': %s", what, path,
+			 strerror(rc == -EIO ? ENOMEM : -rc));
+		free(buf);
+		return rc;
+	}
+	rc = atomic_write_file(path, buf, len, what, err, errlen);
+	free(buf);
+	return rc;
+}

@@ -208,29 +208,22 @@ int folded_write_stream(const struct aggregate *a, unsigned roots, FILE *out)
 	return 0;
 }
 
+struct folded_fill {
+	const struct aggregate *a;
+	unsigned roots;
+};
+
+static int folded_fill(FILE *out, void *arg)
+{
+	const struct folded_fill *f = arg;
+
+	return folded_write_stream(f->a, f->roots, out);
+}
+
 int folded_write(const struct aggregate *a, unsigned roots, const char *path,
 		 char *err, size_t errlen)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	int rc;
+	struct folded_fill f = { a, roots };
 
-	if (!mem) {
-		snprintf(err, errlen, "cannot write folded stacks to '%s': %s", path,
-			 strerror(errno));
-		return -errno;
-	}
-	rc = folded_write_stream(a, roots, mem);
-	if (fclose(mem) != 0 && !rc)
-		rc = -ENOMEM;
-	if (rc) {
-		snprintf(err, errlen, "cannot write folded stacks to '%s': %s", path,
-			 strerror(rc == -EIO ? ENOMEM : -rc));
-		free(buf);
-		return rc;
-	}
-	rc = atomic_write_file(path, buf, len, "folded stacks", err, errlen);
-	free(buf);
-	return rc;
+	return atomic_write_text(path, "folded stacks", folded_fill, &f, err, errlen);
 }

@@ -105,29 +105,22 @@ out:
 	return rc;
 }
 
+struct speedscope_fill {
+	const struct aggregate *a;
+	const char *name;
+};
+
+static int speedscope_fill(FILE *out, void *arg)
+{
+	const struct speedscope_fill *f = arg;
+
+	return speedscope_write_stream(f->a, f->name, out);
+}
+
 int speedscope_write(const struct aggregate *a, const char *name, const char *path, char *err,
 		     size_t errlen)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	int rc;
+	struct speedscope_fill f = { a, name };
 
-	if (!mem) {
-		snprintf(err, errlen, "cannot write the speedscope profile to '%s': %s", path,
-			 strerror(errno));
-		return -errno;
-	}
-	rc = speedscope_write_stream(a, name, mem);
-	if (fclose(mem) != 0 && !rc)
-		rc = -ENOMEM;
-	if (rc) {
-		snprintf(err, errlen, "cannot write the speedscope profile to '%s': %s", path,
-			 strerror(rc == -EIO ? ENOMEM : -rc));
-		free(buf);
-		return rc;
-	}
-	rc = atomic_write_file(path, buf, len, "speedscope profile", err, errlen);
-	free(buf);
-	return rc;
+	return atomic_write_text(path, "speedscope profile", speedscope_fill, &f, err, errlen);
 }

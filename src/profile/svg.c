@@ -471,29 +471,22 @@ out:
 	return rc;
 }
 
+struct svg_fill {
+	const struct aggregate *a;
+	const char *title;
+};
+
+static int svg_fill(FILE *out, void *arg)
+{
+	const struct svg_fill *f = arg;
+
+	return svg_write_stream(f->a, f->title, out);
+}
+
 int svg_write(const struct aggregate *a, const char *title, const char *path, char *err,
 	      size_t errlen)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	int rc;
+	struct svg_fill f = { a, title };
 
-	if (!mem) {
-		snprintf(err, errlen, "cannot write the SVG flame graph to '%s': %s", path,
-			 strerror(errno));
-		return -errno;
-	}
-	rc = svg_write_stream(a, title, mem);
-	if (fclose(mem) != 0 && !rc)
-		rc = -ENOMEM;
-	if (rc) {
-		snprintf(err, errlen, "cannot write the SVG flame graph to '%s': %s", path,
-			 strerror(rc == -EIO ? ENOMEM : -rc));
-		free(buf);
-		return rc;
-	}
-	rc = atomic_write_file(path, buf, len, "SVG flame graph", err, errlen);
-	free(buf);
-	return rc;
+	return atomic_write_text(path, "SVG flame graph", svg_fill, &f, err, errlen);
 }

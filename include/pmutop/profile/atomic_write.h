@@ -9,6 +9,7 @@
 #define PMUTOP_ATOMIC_WRITE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Write buf[0..len) to path: atomically for a regular file (a symlink's
@@ -22,6 +23,15 @@
  */
 int atomic_write_file(const char *path, const void *buf, size_t len, const char *what,
 		      char *err, size_t errlen);
+
+/*
+ * The same for a writer that prints to a stream: fill(out, arg) writes the
+ * whole text into memory (0 or -errno; -EIO: the stream failed), which then
+ * goes to path as atomic_write_file() writes it ("the SVG flame graph",
+ * "folded stacks", ... in messages).
+ */
+int atomic_write_text(const char *path, const char *what, int (*fill)(FILE *out, void *arg),
+		      void *arg, char *err, size_t errlen);
 
 /*
  * Check, before any work, that atomic_write_file(path) can succeed: path is
