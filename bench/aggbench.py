@@ -29,6 +29,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pprof_open as po  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PMUTOP = os.environ.get("PMUTOP") or os.path.join(REPO, "pmutop")
 WL = os.environ.get("WORKLOAD_DIR") or os.path.join(REPO, "build", "workloads")
@@ -41,25 +45,12 @@ ROOTS = {"__clone3", "__clone", "clone3", "clone", "start_thread", "_start",
 
 
 def go_files():
-    root = "/usr/lib/go-1.19/src"
-    try:
-        root = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True,
-                              timeout=30).stdout.strip() + "/src"
-    except (OSError, subprocess.SubprocessError):
-        pass
+    """3,000 of the Go distribution's own source files (no testdata)."""
     files = []
-    for d, dirs, fs in os.walk(os.path.realpath(root)):
+    for d, dirs, fs in os.walk(po.gofmt_inputs()):
         dirs[:] = [x for x in dirs if x != "testdata"]
         files += [os.path.join(d, f) for f in fs if f.endswith(".go")]
     return sorted(files)[:3000]
-
-
-def timed(cmd, env=None):
-    t = time.monotonic()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True,
-                       env=env)
-    kb = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "0"
-    return time.monotonic() - t, int(kb) if kb.isdigit() else 0, r.returncode, r.stdout
 
 
 def run(work, name, argv, extra):
@@ -92,11 +83,12 @@ def run(work, name, argv, extra):
     r["merged"] = m.group(1) if m else "nothing merged"
     r["size"] = os.path.getsize(prof) if os.path.exists(prof) else 0
     env = dict(os.environ, HOME=os.environ.get("HOME", "/tmp"), GOCACHE="/tmp/gocache")
-    tp, kp, rcp, _ = timed(["go", "tool", "pprof", "-top", prof], env)
-    r["pprof"] = (tp, kp / 1024, rcp)
-    tl, kl, rcl, _ = timed([PMUTOP, "--load", prof])
-    r["load"] = (tl, kl / 1024, rcl)
-    _, _, _, raw = timed(["go", "tool", "pprof", "-symbolize=none", "-raw", prof], env)
+    tp, kp, rcp, _ = po.timed(["go", "tool", "pprof", "-top", prof])
+    r["pprof"] = (tp if tp is not None else float("inf"), kp / 1024, rcp)
+    tl, kl, rcl, _ = po.timed([PMUTOP, "--load", prof])
+    r["load"] = (tl if tl is not None else float("inf"), kl / 1024, rcl)
+    raw = subprocess.run(["go", "tool", "pprof", "-symbolize=none", "-comments", prof],
+                         capture_output=True, text=True, env=env).stdout
     m = re.search(r"bytes=(\d+) nodes=(\d+) stacks=(\d+) pruned_frames=(\d+) "
                   r"pruned_samples=(\d+)", raw)
     r["agg"] = tuple(int(x) for x in m.groups()) if m else None
@@ -162,14 +154,7 @@ def main():
     for r in runs:
         lines.append(f"- {r['name']}: exit status {r['status']}; {r['merged']}")
     lines += ["", END]
-    text = open(RESULTS).read() if os.path.exists(RESULTS) else "# pmutop benchmarks\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + "\n".join(lines) + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
-    with open(RESULTS, "w") as f:
-        f.write(text)
-    print("\n".join(lines))
+    po.bl.write_section(RESULTS, BEGIN, END, lines)
     return 1 if any(r["status"] != 0 for r in runs) else 0
 
 

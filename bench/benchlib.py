@@ -584,3 +584,17 @@ def cv_pct(xs):
     if m is None or s is None or m == 0:
         return None
     return 100.0 * s / m
+
+
+def write_section(results, begin, end, lines):
+    """Put lines (begin and end markers included) into the report file
+    results in place of the section between the same markers, or at its end;
+    print them too."""
+    text = open(results).read() if os.path.exists(results) else "# pmutop benchmarks\n"
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + "\n".join(lines) + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
+    with open(results, "w") as f:
+        f.write(text)
+    print("\n".join(lines))

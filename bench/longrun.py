@@ -155,14 +155,7 @@ def main():
                   "- " + (pprof_open.fmt_open(opened) if opened else f"no profile ({size} B)"),
                   ""]
     lines.append(END)
-    text = open(RESULTS).read() if os.path.exists(RESULTS) else "# pmutop benchmarks\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + "\n".join(lines) + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
-    with open(RESULTS, "w") as f:
-        f.write(text)
-    print("\n".join(lines))
+    pprof_open.bl.write_section(RESULTS, BEGIN, END, lines)
     return 0
 
 

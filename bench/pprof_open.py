@@ -190,14 +190,7 @@ def main():
         lines.append(f"- {title}: {m.group(1) if m else '?'} samples; " +
                      fmt_open(open_times(prof)))
     lines += ["", END]
-    text = open(RESULTS).read() if os.path.exists(RESULTS) else "# pmutop benchmarks\n"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + "\n".join(lines) + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
-    with open(RESULTS, "w") as f:
-        f.write(text)
-    print("\n".join(lines))
+    bl.write_section(RESULTS, BEGIN, END, lines)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 
