@@ -5,7 +5,7 @@
 # longrun's deep random recursion under a thread pool makes tens of
 # thousands of distinct stacks in seconds; the old aggregate kept
 # 20,000 and put the rest under "[compacted]" (59% of the samples of an 8-s
-# run). Profiled for 12 s at 10,000 samples/s per thread with the default
+# run). Profiled for 5 s at 10,000 samples/s per thread with the default
 # options otherwise, the profile must:
 #   - hold more than 20,000 distinct (thread, stack) records - the premise;
 #     a machine too slow to make that many in 8 s SKIPs, saying so;
@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 e2e_init
 need_wl longrun libhot.so
 
-DUR=$(quick_or 12 10)
+DUR=$(quick_or 5 4)
 start_bg "$W/longrun" $((DUR + 30))
 target=$BG_PID
 wait_started "$target"
