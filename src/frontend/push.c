@@ -276,7 +276,8 @@ static int spool_open(struct push *p, const char *dir, char *err, size_t errlen)
 			p->next_seq = seq + 1;
 	}
 	closedir(d);
-	qsort(p->spooled_seq, p->nspool, sizeof(*p->spooled_seq), cmp_u64);
+	if (p->nspool) /* NULL with none: qsort must not get it (UBSan) */
+		qsort(p->spooled_seq, p->nspool, sizeof(*p->spooled_seq), cmp_u64);
 	return 0;
 }
 
