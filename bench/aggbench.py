@@ -32,6 +32,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pprof_open as po  # noqa: E402
+from bench import go_inputs as go_files  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PMUTOP = os.environ.get("PMUTOP") or os.path.join(REPO, "pmutop")
@@ -42,15 +43,6 @@ BEGIN = "<!-- BEGIN bench/aggbench.py output -->"
 END = "<!-- END bench/aggbench.py output -->"
 ROOTS = {"__clone3", "__clone", "clone3", "clone", "start_thread", "_start",
          "__libc_start_main", "runtime.goexit", "runtime.mstart", "runtime.rt0_go"}
-
-
-def go_files():
-    """3,000 of the Go distribution's own source files (no testdata)."""
-    files = []
-    for d, dirs, fs in os.walk(po.gofmt_inputs()):
-        dirs[:] = [x for x in dirs if x != "testdata"]
-        files += [os.path.join(d, f) for f in fs if f.endswith(".go")]
-    return sorted(files)[:3000]
 
 
 def run(work, name, argv, extra):

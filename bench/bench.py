@@ -55,6 +55,7 @@ import traceback
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as bl  # noqa: E402
+import pprof_open  # noqa: E402
 from benchlib import BenchError, NotAvailable  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1347,14 +1348,8 @@ def render4(res, ev, period):
 
 def go_inputs():
     """Go source files for gofmt (the Go distribution's own, no testdata)."""
-    root = "/usr/share/go-1.19/src"
-    try:
-        root = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True,
-                              timeout=30).stdout.strip() + "/src"
-    except (OSError, subprocess.SubprocessError):
-        pass
     files = []
-    for d, dirs, fs in os.walk(os.path.realpath(root)):
+    for d, dirs, fs in os.walk(pprof_open.gofmt_inputs()):
         dirs[:] = [x for x in dirs if x != "testdata"]
         files += [os.path.join(d, f) for f in fs if f.endswith(".go")]
     return sorted(files)[:3000]
